@@ -1,0 +1,316 @@
+"""Settings: a TOML file plus `RENAMERD_<SECTION>__<KEY>` environment overrides.
+
+Where the file comes from: `--config FILE`, else `$RENAMERD_CONFIG`, else `./config.toml` if it
+exists, else the embedded defaults. Environment variables win over the file; lists and tables are
+given as JSON (`RENAMERD_FETCH__ALLOW_NETWORKS='["10.0.0.0/8"]'`).
+
+`load_settings()` raises `ConfigFileError` with one line naming the key and the file; the CLI
+prints it and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from renamerd.engine.types import (
+    DEFAULT_LANGUAGE,
+    DEFAULT_STRATEGY,
+    DEFAULT_TEMPLATE_MODE,
+    LANGUAGES,
+    STRATEGIES,
+    TEMPLATE_MODES,
+)
+
+ENV_PREFIX = "RENAMERD_"
+
+
+class ConfigFileError(Exception):
+    """A config problem, as one line that names the key and the file."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=1, le=65535)
+    #: seconds running jobs and requests get to finish after SIGTERM
+    shutdown_grace_s: float = Field(30.0, ge=0)
+    #: trust X-Forwarded-For from these proxies (uvicorn's forwarded_allow_ips)
+    forwarded_allow_ips: str = "127.0.0.1"
+
+
+class DatabaseSettings(_Section):
+    #: SQLAlchemy URL; sqlite:///./var/renamerd.db or postgresql+psycopg://user:pw@host/db
+    url: str = "sqlite:///./var/renamerd.db"
+    #: SQLite busy timeout in milliseconds
+    sqlite_busy_timeout_ms: int = Field(30000, ge=0)
+    pool_size: int = Field(10, ge=1)
+
+
+class LimitsSettings(_Section):
+    max_upload_mb: float = Field(25, gt=0)
+    burst_per_minute: int = Field(200, ge=1)
+    concurrent_per_account: int = Field(20, ge=1)
+    daily_per_account: int = Field(10000, ge=1)
+    #: rolling window of the daily limit, in hours
+    daily_window_hours: int = Field(24, ge=1)
+    #: limits storage: "" = in-process memory; redis://host:6379/0 to share between processes
+    storage_url: str = ""
+    #: seconds after which a concurrency slot held by a dead process is released
+    concurrency_slot_ttl_s: int = Field(600, ge=10)
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+
+class CreditsSettings(_Section):
+    enabled: bool = True
+    signup_grant: int = Field(50, ge=0)
+    validity_days: int = Field(365, ge=1)
+    #: pending jobs at most this old are resumed automatically by a grant
+    resume_max_age_days: int = Field(30, ge=0)
+
+
+class FetchSettings(_Section):
+    #: CIDRs exempt from the private-address block (intranet document servers)
+    allow_networks: list[str] = Field(default_factory=list)
+    connect_timeout_s: float = Field(10.0, gt=0)
+    read_timeout_s: float = Field(30.0, gt=0)
+    max_redirects: int = Field(5, ge=0, le=10)
+
+    @field_validator("allow_networks")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        for cidr in value:
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError as err:
+                raise ValueError(f"{cidr!r} is not a CIDR network") from err
+        return value
+
+
+class OAuthSettings(_Section):
+    """OpenID Connect access tokens (JWTs) accepted besides API tokens. Off while issuer is empty."""
+
+    issuer: str = ""
+    audience: str = ""
+    #: JWKS URL; empty: discovered from {issuer}/.well-known/openid-configuration
+    jwks_url: str = ""
+    #: claim holding the user's e-mail
+    email_claim: str = "email"
+    algorithms: list[str] = Field(default_factory=lambda: ["RS256", "ES256"])
+    #: seconds JWKS keys are cached before a refresh
+    jwks_cache_s: int = Field(3600, ge=0)
+    leeway_s: int = Field(30, ge=0)
+    #: create a local user on first sight of a verified e-mail
+    auto_create_users: bool = False
+    #: CA bundle for the JWKS fetch (private PKI); empty: system store
+    ca_bundle: str = ""
+
+
+class EngineSettings(_Section):
+    provider: Literal["builtin", "openai"] = "builtin"
+    base_url: str = ""
+    model: str = ""
+    #: name of the environment variable holding the API key (never the key itself)
+    api_key_env: str = "RENAMERD_LLM_API_KEY"
+    timeout_s: float = Field(30.0, gt=0)
+    #: on LLM failure fall back to the built-in engine (true) or fail with 502 (false)
+    fallback: bool = True
+    #: tesseract languages; empty: every installed one the lexicon knows
+    ocr_languages: list[str] = Field(default_factory=list)
+    ocr_max_pages: int = Field(3, ge=1)
+    ocr_timeout_s: float = Field(60.0, gt=0)
+    max_pages: int = Field(500, ge=1)
+    max_pixels: int = Field(80_000_000, ge=1)
+
+
+class DaemonSettings(_Section):
+    #: worker threads in this process (renamerd run / renamerd worker)
+    workers: int = Field(2, ge=0)
+    #: seconds a job lease lasts without a heartbeat
+    lease_s: int = Field(60, ge=5)
+    max_attempts: int = Field(5, ge=1)
+    #: first retry delay in seconds; doubles per attempt
+    retry_backoff_s: float = Field(10.0, ge=0)
+    #: where connectors keep local state and downloads are staged
+    state_dir: str = "./var/state"
+    #: seconds between sd_notify watchdog pings (when systemd asks for them)
+    watchdog_s: float = Field(10.0, gt=0)
+
+
+class LoggingSettings(_Section):
+    level: str = "INFO"
+    format: Literal["text", "json"] = "text"
+
+
+class SecretsSettings(_Section):
+    #: key encrypting stored refresh tokens (Fernet, urlsafe base64 32 bytes). Prefer the env
+    #: var RENAMERD_SECRETS__KEY or key_file over writing it here.
+    key: str = ""
+    key_file: str = ""
+
+
+class ConnectionSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    provider: str
+    owner: str
+    watch: str
+    target: str = ""
+    strategy: str = "by_date_type"
+    template_mode: str = DEFAULT_TEMPLATE_MODE
+    custom_template: str | None = None
+    template_id: str | None = None
+    language: str = DEFAULT_LANGUAGE
+    poll_seconds: float = Field(60, gt=0)
+    recursive: bool = False
+    enabled: bool = True
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("strategy")
+    @classmethod
+    def _strategy(cls, v: str) -> str:
+        if v not in STRATEGIES:
+            raise ValueError(f"{v!r} is not one of {', '.join(STRATEGIES)}")
+        return v
+
+    @field_validator("template_mode")
+    @classmethod
+    def _mode(cls, v: str) -> str:
+        if v not in TEMPLATE_MODES:
+            raise ValueError(f"{v!r} is not one of {', '.join(TEMPLATE_MODES)}")
+        return v
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, v: str) -> str:
+        if v not in LANGUAGES:
+            raise ValueError(f"{v!r} is not one of {', '.join(LANGUAGES)}")
+        return v
+
+    @property
+    def target_root(self) -> str:
+        return self.target or self.watch
+
+
+class Settings(BaseSettings):
+    """Every setting renamerd reads. See config.example.toml for the documented file."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", case_sensitive=False
+    )
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    credits: CreditsSettings = Field(default_factory=CreditsSettings)
+    fetch: FetchSettings = Field(default_factory=FetchSettings)
+    oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+    daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    secrets: SecretsSettings = Field(default_factory=SecretsSettings)
+    connections: list[ConnectionSettings] = Field(default_factory=list)
+
+    #: the file these settings were read from (None: embedded defaults)
+    source_file: str | None = Field(default=None, exclude=True)
+
+    @field_validator("connections")
+    @classmethod
+    def _unique_names(cls, value: list[ConnectionSettings]) -> list[ConnectionSettings]:
+        seen: set[str] = set()
+        for conn in value:
+            if conn.name in seen:
+                raise ValueError(f"connection name {conn.name!r} is used twice")
+            seen.add(conn.name)
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # environment first (wins), then the TOML data passed as init kwargs
+        return (env_settings, init_settings)
+
+    def engine_config(self) -> Any:
+        """The `EngineConfig` the engine obeys, with the LLM key resolved from the environment."""
+        from renamerd.engine.types import EngineConfig
+
+        e = self.engine
+        return EngineConfig(
+            max_bytes=self.limits.max_upload_bytes,
+            max_pages=e.max_pages,
+            max_pixels=e.max_pixels,
+            ocr_languages=tuple(e.ocr_languages),
+            ocr_max_pages=e.ocr_max_pages,
+            ocr_timeout_s=e.ocr_timeout_s,
+            provider=e.provider,
+            llm_base_url=e.base_url,
+            llm_model=e.model,
+            llm_api_key=os.environ.get(e.api_key_env, ""),
+            llm_timeout_s=e.timeout_s,
+            llm_fallback=e.fallback,
+        )
+
+
+def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("RENAMERD_CONFIG")
+    if env:
+        return Path(env)
+    local = Path("config.toml")
+    return local if local.is_file() else None
+
+
+def _describe(err: ValidationError, source: str) -> str:
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"] if p != "__root__")
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown setting"
+    return f"config error in {source}: {loc or '(top level)'}: {msg}"
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """Read the settings; raise ConfigFileError (one line, naming key and file) when wrong."""
+    file = find_config_file(path)
+    data: dict[str, Any] = {}
+    source = "embedded defaults"
+    if file is not None:
+        source = str(file)
+        try:
+            with open(file, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError as err:
+            raise ConfigFileError(f"config error: file {file} does not exist") from err
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigFileError(f"config error in {file}: not valid TOML: {err}") from err
+        except OSError as err:
+            raise ConfigFileError(f"config error: cannot read {file}: {err}") from err
+    env_keys = [k for k in os.environ if k.upper().startswith(ENV_PREFIX) and "__" in k]
+    if env_keys:
+        source += " (with environment overrides)"
+    try:
+        settings = Settings(**data)
+    except ValidationError as err:
+        raise ConfigFileError(_describe(err, source)) from err
+    settings.source_file = str(file) if file else None
+    return settings

@@ -1,0 +1,71 @@
+"""What a CLI command needs: settings and database, opened lazily, and the error it raises."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from renamerd.config import ConfigFileError, Settings, load_settings
+from renamerd.db import Database, open_database
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CliError(click.ClickException):
+    """One clear line for the user; exit code 1 unless told otherwise."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class AppContext:
+    def __init__(self) -> None:
+        self.config_path: str | None = None
+        self._settings: Settings | None = None
+        self._db: Database | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            try:
+                self._settings = load_settings(self.config_path)
+            except ConfigFileError as err:
+                raise CliError(str(err), exit_code=2) from err
+        return self._settings
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            self._db = open_database(self.settings)
+        return self._db
+
+
+def _remember_config(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    app = ctx.ensure_object(AppContext)
+    if value:
+        app.config_path = value
+
+
+def config_option(fn: F) -> F:
+    """`--config FILE`, accepted on the group and on every command."""
+    return click.option(
+        "--config", "config", metavar="FILE", expose_value=False, is_eager=True,
+        callback=_remember_config, help="config file (default: $RENAMERD_CONFIG or ./config.toml)",
+    )(fn)
+
+
+def app_command(group: click.Group, name: str | None = None, **kwargs: Any) -> Callable[[F], F]:
+    """Decorator: a command of `group` that receives the AppContext as first argument."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            return fn(click.get_current_context().ensure_object(AppContext), *args, **kw)
+
+        return group.command(name, **kwargs)(config_option(wrapper))  # type: ignore[return-value]
+
+    return decorate

@@ -1,0 +1,164 @@
+"""The engine's public types: options in, result out, and the errors it raises.
+
+The engine is pure: `rename(data, filename, options, config)` takes bytes and returns a
+`RenameResult`; it touches no database and no connector. Callers map the errors below to
+HTTP statuses (API) or job states (daemon):
+
+=========================  ==========  ===========================
+error                      HTTP        job state
+=========================  ==========  ===========================
+UnsupportedDocument        415         skipped
+DocumentTooLarge           413         skipped
+UnreadableDocument         400         skipped (broken, encrypted, bomb)
+ProviderUnavailable        502         retried with backoff
+EngineError (other)        500         retried, then failed
+=========================  ==========  ===========================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+STRATEGIES: tuple[str, ...] = (
+    "follow_custom_prompt",
+    "by_date",
+    "by_issuer",
+    "by_type",
+    "by_date_issuer",
+    "by_date_type",
+    "by_issuer_type",
+    "by_all",
+    "root",
+)
+TEMPLATE_MODES: tuple[str, ...] = ("auto", "predefined", "custom")
+TEMPLATE_IDS: tuple[str, ...] = ("standard",)
+LANGUAGES: tuple[str, ...] = (
+    "auto", "source", "en", "de", "fr", "es", "it", "pt", "pt-BR", "nl", "pl", "sv", "no", "da",
+    "fi", "cs", "tr", "zh-Hans", "zh-Hant", "ja", "ko", "ar", "hi", "id",
+)
+DOCUMENT_TYPES: tuple[str, ...] = (
+    "invoice", "receipt", "contract", "bank_statement", "payslip", "quote", "credit_note",
+    "reminder", "order_confirmation", "delivery_note", "tax_document", "insurance", "letter",
+    "other",
+)
+
+DEFAULT_STRATEGY = "root"
+DEFAULT_TEMPLATE_MODE = "auto"
+DEFAULT_LANGUAGE = "auto"
+
+Strategy = Literal[
+    "follow_custom_prompt", "by_date", "by_issuer", "by_type", "by_date_issuer", "by_date_type",
+    "by_issuer_type", "by_all", "root",
+]
+TemplateMode = Literal["auto", "predefined", "custom"]
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose. `str(err)` is safe to show a user."""
+
+
+class UnsupportedDocument(EngineError):
+    """The bytes are not a format the engine reads (judged by content, never by name)."""
+
+
+class DocumentTooLarge(EngineError):
+    """Over a size, page or pixel limit of `EngineConfig`."""
+
+
+class UnreadableDocument(EngineError):
+    """A supported format that cannot be read: broken, encrypted, or a decompression bomb."""
+
+
+class ProviderUnavailable(EngineError):
+    """The configured LLM provider failed and `EngineConfig.llm_fallback` is off."""
+
+
+@dataclass(frozen=True)
+class RenameOptions:
+    """What the caller asks for; values are validated by `validate()` against the lists above."""
+
+    strategy: str = DEFAULT_STRATEGY
+    template_mode: str = DEFAULT_TEMPLATE_MODE
+    custom_template: str | None = None
+    template_id: str | None = None
+    language: str = DEFAULT_LANGUAGE
+
+    def validate(self) -> None:
+        """Raise ValueError("<field>: ...allowed values...") naming the first bad field."""
+        for name, value, allowed in (
+            ("strategy", self.strategy, STRATEGIES),
+            ("templateMode", self.template_mode, TEMPLATE_MODES),
+            ("language", self.language, LANGUAGES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name}: '{value}' is not one of {', '.join(allowed)}")
+        if self.template_id is not None and self.template_id not in TEMPLATE_IDS:
+            raise ValueError(
+                f"templateId: '{self.template_id}' is not one of {', '.join(TEMPLATE_IDS)}"
+            )
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Admin settings the engine obeys (from the `[engine]` and `[limits]` config sections)."""
+
+    max_bytes: int = 25 * 1024 * 1024
+    max_pages: int = 500
+    max_pixels: int = 80_000_000
+    ocr_languages: tuple[str, ...] = ()  # empty: pick from what tesseract has installed
+    ocr_max_pages: int = 3
+    ocr_timeout_s: float = 60.0
+    provider: str = "builtin"  # "builtin" | "openai"
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""  # resolved from the environment by the config layer; never logged
+    llm_timeout_s: float = 30.0
+    llm_fallback: bool = True  # on LLM failure: fall back to built-in (True) or raise (False)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a field's value came from: the text matched and why it was chosen."""
+
+    field: str
+    value: str
+    text: str
+    page: int = 1
+    rule: str = ""
+    score: float = 0.0
+
+
+@dataclass
+class RenameResult:
+    """The engine's answer. `to_api()` gives the v1 response body."""
+
+    original_filename: str
+    suggested_filename: str
+    extracted_info: dict[str, Any]
+    folder_path: str
+    organization_strategy: str
+    template_used: str
+    confidence: float
+    mime_type: str = ""
+    extension: str = ""
+    detected_language: str | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # how customTemplate was understood
+    not_understood: list[str] = field(default_factory=list)
+    pages_read: int = 0
+    ocr_used: bool = False
+
+    def to_api(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "originalFilename": self.original_filename,
+            "suggestedFilename": self.suggested_filename,
+            "extractedInfo": self.extracted_info,
+            "folderPath": self.folder_path,
+            "organizationStrategy": self.organization_strategy,
+            "templateUsed": self.template_used,
+            "confidence": round(float(self.confidence), 4),
+        }
+        if self.rules or self.not_understood:
+            body["instructions"] = {"rules": self.rules, "notUnderstood": self.not_understood}
+        return body

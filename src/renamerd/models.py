@@ -1,0 +1,209 @@
+"""SQLModel tables. Every schema change goes through an Alembic migration in migrations/versions.
+
+Times are timezone-aware UTC datetimes (`utcnow()`); sqlmodel stores them as UTC on both
+SQLite and PostgreSQL and refuses naive ones.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str, length: int = 20) -> str:
+    return prefix + "".join(secrets.choice(_ALPHABET) for _ in range(length))
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+
+    id: str = Field(default_factory=lambda: new_id("usr_"), primary_key=True, max_length=40)
+    email: str = Field(index=True, unique=True, max_length=320)
+    name: str = Field(default="", max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+    disabled: bool = Field(default=False)
+
+
+class Team(SQLModel, table=True):
+    __tablename__ = "teams"
+
+    id: str = Field(default_factory=lambda: new_id("team_"), primary_key=True, max_length=40)
+    name: str = Field(unique=True, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TeamMember(SQLModel, table=True):
+    """A user is in at most one team: user_id is the primary key."""
+
+    __tablename__ = "team_members"
+
+    user_id: str = Field(foreign_key="users.id", primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="teams.id", index=True, max_length=40)
+    joined_at: datetime = Field(default_factory=utcnow)
+
+
+class ApiToken(SQLModel, table=True):
+    """An API token, stored only as the SHA-256 of its full text."""
+
+    __tablename__ = "api_tokens"
+
+    id: str = Field(default_factory=lambda: new_id("tok_", 16), primary_key=True, max_length=40)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=40)
+    label: str = Field(default="", max_length=200)
+    token_hash: str = Field(unique=True, max_length=64)
+    #: first characters of the token, for recognising it in lists ("rt_AbC1…")
+    hint: str = Field(default="", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class CreditLot(SQLModel, table=True):
+    __tablename__ = "credit_lots"
+    __table_args__ = (Index("ix_credit_lots_user_expires", "user_id", "expires_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: str = Field(foreign_key="users.id", max_length=40)
+    amount: int
+    remaining: int
+    source: str = Field(max_length=20)  # signup | grant | purchase
+    reason: str = Field(default="", max_length=500)
+    granted_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+
+
+class CreditLedger(SQLModel, table=True):
+    """Every change of a balance: grant, consume, refund (negative delta consumes)."""
+
+    __tablename__ = "credit_ledger"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=40)
+    lot_id: int | None = Field(default=None, foreign_key="credit_lots.id")
+    delta: int
+    kind: str = Field(max_length=20)  # grant | consume | refund
+    reason: str = Field(default="", max_length=500)
+    #: what the change is for (job id, request id); consume is unique per (user, ref)
+    ref: str | None = Field(default=None, index=True, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class CreditCharge(SQLModel, table=True):
+    """One consumption of one credit for one ref: the idempotency anchor of charging.
+
+    state: reserved (taken, outcome open) -> charged | refunded.
+    """
+
+    __tablename__ = "credit_charges"
+    __table_args__ = (UniqueConstraint("user_id", "ref", name="uq_credit_charges_user_ref"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: str = Field(foreign_key="users.id", max_length=40)
+    ref: str = Field(max_length=200)
+    lot_id: int | None = Field(default=None, foreign_key="credit_lots.id")
+    amount: int = 1
+    state: str = Field(default="reserved", max_length=20)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class IdempotencyRecord(SQLModel, table=True):
+    """A finished rename request replayed for a repeated Idempotency-Key (24 h)."""
+
+    __tablename__ = "idempotency_records"
+    __table_args__ = (UniqueConstraint("user_id", "key", name="uq_idempotency_user_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: str = Field(foreign_key="users.id", max_length=40)
+    key: str = Field(max_length=255)
+    request_hash: str = Field(max_length=64)
+    status_code: int = 0  # 0 while the first request is still running
+    body: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ConnectionState(SQLModel, table=True):
+    """Per configured connection: its cursor and who polls it now."""
+
+    __tablename__ = "connection_states"
+
+    name: str = Field(primary_key=True, max_length=200)
+    cursor: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    poll_owner: str | None = Field(default=None, max_length=200)
+    poll_lease_until: datetime | None = None
+    last_poll_at: datetime | None = None
+    status: str = Field(default="ok", max_length=20)  # ok | stopped
+    error: str | None = Field(default=None, max_length=2000)
+
+
+class Job(SQLModel, table=True):
+    """One document of one connection: unique per (connection, file_id, revision)."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        UniqueConstraint("connection", "file_id", "revision", name="uq_jobs_file_revision"),
+        Index("ix_jobs_state_next", "state", "next_attempt_at"),
+        Index("ix_jobs_owner_state", "owner_id", "state"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    connection: str = Field(max_length=200)
+    owner_id: str = Field(foreign_key="users.id", max_length=40)
+    file_id: str = Field(max_length=1000)
+    revision: str = Field(max_length=200)
+    source_path: str = Field(max_length=4000)
+    name: str = Field(max_length=1000)
+    size: int = 0
+    # queued | running | done | failed | skipped | pending_credits
+    state: str = Field(default="queued", max_length=20)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    lease_owner: str | None = Field(default=None, max_length=200)
+    lease_until: datetime | None = None
+    lease_generation: int = 0
+    planned_folder: str | None = Field(default=None, max_length=4000)
+    planned_name: str | None = Field(default=None, max_length=1000)
+    dest_path: str | None = Field(default=None, max_length=4000)
+    dest_file_id: str | None = Field(default=None, max_length=1000)
+    charge_ref: str | None = Field(default=None, max_length=200)
+    result: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    error: str | None = Field(default=None, max_length=4000)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+
+
+class JournalEntry(SQLModel, table=True):
+    """A move made by renamerd: enough to undo it."""
+
+    __tablename__ = "journal"
+
+    id: int | None = Field(default=None, primary_key=True)
+    job_id: int | None = Field(default=None, index=True)
+    connection: str = Field(max_length=200)
+    file_id: str = Field(max_length=1000)
+    old_path: str = Field(max_length=4000)
+    new_path: str = Field(max_length=4000)
+    new_file_id: str | None = Field(default=None, max_length=1000)
+    created_at: datetime = Field(default_factory=utcnow)
+    undone_at: datetime | None = None
+
+
+class StoredSecret(SQLModel, table=True):
+    """A refresh token from `renamerd connect`, encrypted with the configured key."""
+
+    __tablename__ = "stored_secrets"
+
+    connection: str = Field(primary_key=True, max_length=200)
+    kind: str = Field(primary_key=True, max_length=50)
+    ciphertext: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)
