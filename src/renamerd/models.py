@@ -194,6 +194,8 @@ class JournalEntry(SQLModel, table=True):
     old_path: str = Field(max_length=4000)
     new_path: str = Field(max_length=4000)
     new_file_id: str | None = Field(default=None, max_length=1000)
+    #: groups the moves of one `renamerd rename --apply` run (undo --batch)
+    batch: str | None = Field(default=None, index=True, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     undone_at: datetime | None = None
 

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 18:52:33.366146
+Create Date: 2026-11-22 18:55:18.082595
 """
 
 from __future__ import annotations
@@ -40,11 +40,13 @@ def upgrade() -> None:
         sa.Column("old_path", sqlmodel.sql.sqltypes.AutoString(length=4000), nullable=False),
         sa.Column("new_path", sqlmodel.sql.sqltypes.AutoString(length=4000), nullable=False),
         sa.Column("new_file_id", sqlmodel.sql.sqltypes.AutoString(length=1000), nullable=True),
+        sa.Column("batch", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("undone_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
         sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("journal", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_journal_batch"), ["batch"], unique=False)
         batch_op.create_index(batch_op.f("ix_journal_job_id"), ["job_id"], unique=False)
 
     op.create_table(
@@ -273,6 +275,7 @@ def downgrade() -> None:
     op.drop_table("stored_secrets")
     with op.batch_alter_table("journal", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_journal_job_id"))
+        batch_op.drop_index(batch_op.f("ix_journal_batch"))
 
     op.drop_table("journal")
     op.drop_table("connection_states")
