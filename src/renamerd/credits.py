@@ -1,0 +1,308 @@
+"""Credits: lots with expiry, consumed first-to-expire, never below zero, every change ledgered.
+
+A *charge* is one consumption for one `ref` (a job id, an idempotency key, a request id):
+
+    reserve(user, ref)  -> takes the credit now (state "reserved"); raises InsufficientCredits
+    commit(user, ref)   -> "charged": the work succeeded, the credit stays spent
+    refund(user, ref)   -> "refunded": the credit goes back to the lot it came from
+
+All three are idempotent per (user, ref): a repeated `reserve` returns the existing charge and
+takes nothing more, so a retried request or a restarted job is never charged twice.
+
+Concurrency: every operation on a user's credits first locks that user's row (PostgreSQL
+`SELECT ... FOR UPDATE`; SQLite: the write transaction is `BEGIN IMMEDIATE`), so balances are
+read and changed under one lock and cannot overdraw whatever the number of threads or processes.
+
+Grants call the registered grant hooks inside the same transaction: the daemon registers one that
+re-queues the user's `pending_credits` jobs (see `register_grant_hook`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, text
+from sqlmodel import Session, col, select
+
+from renamerd.config import CreditsSettings
+from renamerd.db import Database
+from renamerd.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
+
+SOURCES = ("signup", "grant", "purchase")
+
+#: called as hook(session, user_id, now) inside the granting transaction
+GrantHook = Callable[[Session, str, datetime], None]
+_grant_hooks: list[GrantHook] = []
+
+
+def _load_default_hooks() -> None:
+    """Import the modules that register grant hooks (the job queue wakes pending jobs), so a
+    grant from any process, `renamerd credits grant` included, wakes them."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("renamerd.jobs") is not None:
+        importlib.import_module("renamerd.jobs")
+
+
+def register_grant_hook(hook: GrantHook) -> None:
+    """Run `hook` inside every grant's transaction (after the lot is written). Idempotent."""
+    if hook not in _grant_hooks:
+        _grant_hooks.append(hook)
+
+
+class CreditsError(Exception):
+    pass
+
+
+class InsufficientCredits(CreditsError):
+    """The user has no unexpired credit left (API: 402; daemon: pending_credits)."""
+
+
+class UnknownUser(CreditsError):
+    pass
+
+
+@dataclass(frozen=True)
+class Charge:
+    ref: str
+    state: str  # reserved | charged | refunded | unmetered
+    amount: int
+
+
+class Credits:
+    """Credit operations on one database. `now` is injectable for tests of expiry."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: CreditsSettings | None = None,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.db = db
+        self.settings = settings or CreditsSettings()
+        self.now = now
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def balance(self, user_id: str, session: Session | None = None) -> int:
+        """Remaining credits in unexpired lots."""
+        query = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
+            CreditLot.user_id == user_id, CreditLot.expires_at > self.now()
+        )
+        if session is not None:
+            return int(session.exec(query).one())
+        with self.db.session() as s:
+            return int(s.exec(query).one())
+
+    def lots(self, user_id: str) -> list[CreditLot]:
+        with self.db.session() as s:
+            return list(
+                s.exec(
+                    select(CreditLot)
+                    .where(CreditLot.user_id == user_id)
+                    .order_by(col(CreditLot.expires_at), col(CreditLot.id))
+                )
+            )
+
+    def ledger(self, user_id: str, limit: int = 100) -> list[CreditLedger]:
+        with self.db.session() as s:
+            return list(
+                s.exec(
+                    select(CreditLedger)
+                    .where(CreditLedger.user_id == user_id)
+                    .order_by(col(CreditLedger.id).desc())
+                    .limit(limit)
+                )
+            )
+
+    # -- granting --------------------------------------------------------------------------
+
+    def grant(
+        self,
+        user_id: str,
+        amount: int,
+        *,
+        source: str = "grant",
+        valid_days: int | None = None,
+        reason: str = "",
+        session: Session | None = None,
+    ) -> CreditLot:
+        """Add a lot of `amount` credits valid `valid_days` (default: settings.validity_days).
+
+        Runs the grant hooks in the same transaction. Not idempotent: each call adds a lot.
+        """
+        if amount <= 0:
+            raise CreditsError("amount must be a positive number of credits")
+        if source not in SOURCES:
+            raise CreditsError(f"source must be one of {', '.join(SOURCES)}")
+        days = self.settings.validity_days if valid_days is None else valid_days
+        if days <= 0:
+            raise CreditsError("validity must be at least one day")
+        if session is None:
+            with self.db.write_session() as s:
+                return self.grant(
+                    user_id, amount, source=source, valid_days=days, reason=reason, session=s
+                )
+        _load_default_hooks()
+        self._lock_user(session, user_id)
+        now = self.now()
+        lot = CreditLot(
+            user_id=user_id, amount=amount, remaining=amount, source=source, reason=reason,
+            granted_at=now, expires_at=now + timedelta(days=days),
+        )
+        session.add(lot)
+        session.flush()
+        session.add(CreditLedger(
+            user_id=user_id, lot_id=lot.id, delta=amount, kind="grant", reason=reason or source,
+            created_at=now,
+        ))
+        for hook in list(_grant_hooks):
+            hook(session, user_id, now)
+        return lot
+
+    # -- charging --------------------------------------------------------------------------
+
+    def reserve(
+        self, user_id: str, ref: str, *, amount: int = 1, session: Session | None = None
+    ) -> Charge:
+        """Take `amount` credits for `ref` now, from the lots that expire first.
+
+        Raises InsufficientCredits (taking nothing) when the balance is short. Idempotent per
+        (user, ref): an open or finished charge for `ref` is returned as is.
+        """
+        if not self.enabled:
+            return Charge(ref=ref, state="unmetered", amount=0)
+        if session is None:
+            with self.db.write_session() as s:
+                return self.reserve(user_id, ref, amount=amount, session=s)
+        self._lock_user(session, user_id)
+        now = self.now()
+        charge = session.exec(
+            select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
+        ).first()
+        if charge is not None and charge.state in ("reserved", "charged"):
+            return Charge(ref=ref, state=charge.state, amount=charge.amount)
+        lots = list(
+            session.exec(
+                select(CreditLot)
+                .where(
+                    CreditLot.user_id == user_id,
+                    CreditLot.remaining > 0,
+                    CreditLot.expires_at > now,
+                )
+                .order_by(col(CreditLot.expires_at), col(CreditLot.id))
+            )
+        )
+        if sum(lot.remaining for lot in lots) < amount:
+            raise InsufficientCredits("insufficient credits")
+        need = amount
+        first_lot: int | None = None
+        for lot in lots:
+            if need == 0:
+                break
+            take = min(need, lot.remaining)
+            lot.remaining -= take
+            need -= take
+            first_lot = first_lot or lot.id
+            session.add(lot)
+            session.add(CreditLedger(
+                user_id=user_id, lot_id=lot.id, delta=-take, kind="consume", ref=ref,
+                created_at=now,
+            ))
+        if charge is None:
+            charge = CreditCharge(user_id=user_id, ref=ref, amount=amount, created_at=now)
+        charge.state = "reserved"
+        charge.amount = amount
+        charge.lot_id = first_lot
+        charge.updated_at = now
+        session.add(charge)
+        session.flush()
+        return Charge(ref=ref, state="reserved", amount=amount)
+
+    def commit(self, user_id: str, ref: str, *, session: Session | None = None) -> Charge:
+        """Mark the charge for `ref` as final. Idempotent; a refunded charge stays refunded."""
+        if not self.enabled:
+            return Charge(ref=ref, state="unmetered", amount=0)
+        if session is None:
+            with self.db.write_session() as s:
+                return self.commit(user_id, ref, session=s)
+        charge = session.exec(
+            select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
+        ).first()
+        if charge is None:
+            raise CreditsError(f"no charge for {ref!r}")
+        if charge.state == "reserved":
+            charge.state = "charged"
+            charge.updated_at = self.now()
+            session.add(charge)
+        return Charge(ref=ref, state=charge.state, amount=charge.amount)
+
+    def refund(
+        self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None
+    ) -> Charge | None:
+        """Give the credits taken for `ref` back to the lots they came from.
+
+        Returns None when there was no charge. Idempotent: a second refund gives nothing back.
+        """
+        if not self.enabled:
+            return None
+        if session is None:
+            with self.db.write_session() as s:
+                return self.refund(user_id, ref, reason=reason, session=s)
+        self._lock_user(session, user_id)
+        charge = session.exec(
+            select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
+        ).first()
+        if charge is None:
+            return None
+        if charge.state == "refunded":
+            return Charge(ref=ref, state="refunded", amount=charge.amount)
+        now = self.now()
+        taken: dict[int, int] = {}
+        for entry in session.exec(
+            select(CreditLedger).where(CreditLedger.user_id == user_id, CreditLedger.ref == ref)
+        ):
+            if entry.lot_id is not None:
+                taken[entry.lot_id] = taken.get(entry.lot_id, 0) - entry.delta
+        for lot_id, count in taken.items():
+            if count <= 0:
+                continue
+            lot = session.get(CreditLot, lot_id)
+            if lot is None:
+                continue
+            lot.remaining = min(lot.amount, lot.remaining + count)
+            session.add(lot)
+            session.add(CreditLedger(
+                user_id=user_id, lot_id=lot_id, delta=count, kind="refund", ref=ref,
+                reason=reason, created_at=now,
+            ))
+        charge.state = "refunded"
+        charge.updated_at = now
+        session.add(charge)
+        return Charge(ref=ref, state="refunded", amount=charge.amount)
+
+    def charge_state(self, user_id: str, ref: str) -> str | None:
+        with self.db.session() as s:
+            charge = s.exec(
+                select(CreditCharge).where(
+                    CreditCharge.user_id == user_id, CreditCharge.ref == ref
+                )
+            ).first()
+            return charge.state if charge else None
+
+    def _lock_user(self, session: Session, user_id: str) -> None:
+        if self.db.is_postgres:
+            found = session.exec(
+                text("SELECT id FROM users WHERE id = :id FOR UPDATE").bindparams(id=user_id)  # type: ignore[call-overload]
+            ).first()
+        else:
+            found = session.get(User, user_id)
+        if found is None:
+            raise UnknownUser(f"no user with id {user_id}")
