@@ -16,6 +16,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from renamerd.config import Settings  # noqa: E402
+from renamerd.db import Database  # noqa: E402
 from servers import (  # noqa: E402
     PostgresServer,
     RedisServer,
@@ -23,9 +25,6 @@ from servers import (  # noqa: E402
     start_postgres,
     start_redis,
 )
-
-from renamerd.config import Settings  # noqa: E402
-from renamerd.db import Database  # noqa: E402
 
 _counter = itertools.count()
 _TEMPLATE = "renamerd_template"

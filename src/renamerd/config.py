@@ -21,7 +21,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from renamerd.engine.types import (
     DEFAULT_LANGUAGE,
-    DEFAULT_STRATEGY,
     DEFAULT_TEMPLATE_MODE,
     LANGUAGES,
     STRATEGIES,
