@@ -1,0 +1,308 @@
+"""The local connector: the contract suite, then what only local folders have (settling, temp
+files, atomic no-overwrite moves, cross-filesystem moves, its own moves never picked up again)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from contract import ConnectorContract
+
+from renamerd.connector import ConfigError, Conflict, Connector, NotFound, load_connector
+from renamerd_connectors import local as local_mod
+from renamerd_connectors.local import LocalConnector
+
+
+@dataclass
+class LocalHarness:
+    connector: LocalConnector
+    root: str
+    faults: None = None
+    polls_to_settle: int = 2
+    max_poll_calls: int = 0
+
+    def put(self, path: str, data: bytes) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(data)
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return Path(path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+
+    def listing(self, folder: str) -> list[str]:
+        try:
+            return sorted(os.listdir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def delete(self, path: str) -> None:
+        os.unlink(path)
+
+    def api_calls(self) -> int:
+        return 0
+
+
+class TestLocal(ConnectorContract):
+    @pytest.fixture
+    def harness(self, tmp_path: Path) -> Iterator[LocalHarness]:
+        root = tmp_path / "drive"
+        root.mkdir()
+        conn = LocalConnector({}, name="contract", state_dir=str(tmp_path / "state"))
+        yield LocalHarness(conn, str(root))
+        conn.close()
+
+
+def write(path: Path, data: bytes, mtime_ns: int | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    if mtime_ns is not None:
+        os.utime(path, ns=(mtime_ns, mtime_ns))
+    return path
+
+
+@pytest.fixture
+def conn(tmp_path: Path) -> LocalConnector:
+    return LocalConnector({}, name="scans", state_dir=str(tmp_path / "state"))
+
+
+def test_registered_and_protocol(conn: LocalConnector) -> None:
+    assert load_connector("local") is LocalConnector
+    assert isinstance(conn, Connector)
+    assert conn.case_insensitive is False
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"stable_checks": 0}, "at least 1"),
+        ({"stable_checks": "x"}, "number"),
+        ({"ignore": "*.x"}, "list"),
+        ({"colour": "blue"}, "unknown option"),
+    ],
+)
+def test_bad_options(options: dict[str, object], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        LocalConnector(options)
+
+
+def test_file_reported_only_once_stable(conn: LocalConnector, tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    scan = write(inbox / "scan.pdf", b"part one", 1_000_000_000)
+    first = conn.changes(str(inbox), None)
+    assert first.files == []
+    write(scan, b"part one, part two", 2_000_000_000)  # the scanner is still writing
+    second = conn.changes(str(inbox), first.cursor)
+    assert second.files == []
+    third = conn.changes(str(inbox), second.cursor)
+    assert [(f.name, f.size) for f in third.files] == [("scan.pdf", 18)]
+    fourth = conn.changes(str(inbox), third.cursor)
+    assert fourth.files == [] and fourth.cursor == third.cursor
+
+
+def test_stable_checks_option(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    write(inbox / "a.pdf", b"a")
+    once = LocalConnector({"stable_checks": 1})
+    assert [f.name for f in once.changes(str(inbox), None).files] == ["a.pdf"]
+    thrice = LocalConnector({"stable_checks": 3})
+    c1 = thrice.changes(str(inbox), None)
+    c2 = thrice.changes(str(inbox), c1.cursor)
+    c3 = thrice.changes(str(inbox), c2.cursor)
+    assert (c1.files, c2.files, [f.name for f in c3.files]) == ([], [], ["a.pdf"])
+
+
+def test_temporary_and_hidden_files_ignored(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    for name in [".hidden.pdf", "~$report.docx", "big.pdf.part", "dl.pdf.crdownload",
+                 "x.tmp", "skip-me.bak", "real.pdf"]:
+        write(inbox / name, b"x")
+    write(inbox / ".trash" / "old.pdf", b"x")
+    c = LocalConnector({"stable_checks": 1, "ignore": ["*.bak"]})
+    assert [f.name for f in c.changes(str(inbox), None, recursive=True).files] == ["real.pdf"]
+    assert c.ignored("~$x.xlsx") and not c.ignored("report.pdf")
+
+
+def test_symlinks_are_not_followed(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    outside = write(tmp_path / "outside" / "secret.pdf", b"x")
+    inbox.mkdir()
+    (inbox / "link.pdf").symlink_to(outside)
+    (inbox / "dirlink").symlink_to(outside.parent, target_is_directory=True)
+    c = LocalConnector({"stable_checks": 1})
+    assert c.changes(str(inbox), None, recursive=True).files == []
+
+
+def test_foreign_cursor_resets(conn: LocalConnector, tmp_path: Path) -> None:
+    write(tmp_path / "inbox" / "a.pdf", b"a")
+    write(tmp_path / "other" / "b.pdf", b"b")
+    other = conn.changes(str(tmp_path / "other"), None).cursor
+    for cursor in (other, "not json", '{"v": 1}'):
+        result = conn.changes(str(tmp_path / "inbox"), cursor)
+        assert result.reset and result.files == []
+    assert not conn.changes(str(tmp_path / "inbox"), None).reset
+
+
+def test_own_moves_never_reported_even_inside_watch(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    write(inbox / "scan.pdf", b"invoice")
+    state = str(tmp_path / "state")
+    c = LocalConnector({"stable_checks": 1}, name="scans", state_dir=state)
+    first = c.changes(str(inbox), None, recursive=True)
+    (f,) = first.files
+    moved = c.move(f.id, c.ensure_folder(str(inbox / "sorted" / "2024")), "Invoice.pdf")
+    assert moved.revision == f.revision
+    assert c.changes(str(inbox), first.cursor, recursive=True).files == []
+    # a new process (fresh connector, fresh cursor) remembers it through state_dir
+    again = LocalConnector({"stable_checks": 1}, name="scans", state_dir=state)
+    assert again.changes(str(inbox), None, recursive=True).files == []
+    # ...until someone edits the file
+    write(Path(moved.path), b"edited by a person")
+    assert [x.name for x in again.changes(str(inbox), None, recursive=True).files] == [
+        "Invoice.pdf"
+    ]
+
+
+def test_moved_log_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_mod._MovedLog, "PRUNE_ABOVE", 3)
+    c = LocalConnector({"stable_checks": 1}, name="s", state_dir=str(tmp_path / "state"))
+    lib = c.ensure_folder(str(tmp_path / "lib"))
+    for i in range(5):
+        src = write(tmp_path / "in" / f"{i}.pdf", b"%d" % i)
+        c.move(str(src), lib, f"{i}.pdf")
+    for i in range(3):
+        os.unlink(tmp_path / "lib" / f"{i}.pdf")
+    entries = c.moved.entries()
+    assert sorted(entries) == [str(tmp_path / "lib" / f"{i}.pdf") for i in (3, 4)]
+    log_file = tmp_path / "state" / "local-moved-s.jsonl"
+    assert len(log_file.read_text().splitlines()) == 2
+    assert all(json.loads(line)["p"].endswith(".pdf") for line in log_file.read_text().splitlines())
+
+
+def test_move_race_never_overwrites(conn: LocalConnector, tmp_path: Path) -> None:
+    """Many threads move different files onto one name: one wins, nothing is lost."""
+    lib = conn.ensure_folder(str(tmp_path / "lib"))
+    sources = [write(tmp_path / "in" / f"s{i}.pdf", b"content %d" % i) for i in range(12)]
+    results: list[str] = []
+    barrier = threading.Barrier(len(sources))
+
+    def go(src: Path) -> None:
+        barrier.wait()
+        try:
+            conn.move(str(src), lib, "same.pdf")
+            results.append("moved")
+        except Conflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=go, args=(s,)) for s in sources]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["conflict"] * 11 + ["moved"]
+    remaining = {p.read_bytes() for p in (tmp_path / "in").iterdir()}
+    winner = (tmp_path / "lib" / "same.pdf").read_bytes()
+    assert remaining | {winner} == {b"content %d" % i for i in range(12)}
+    assert winner not in remaining
+
+
+def test_interrupted_move_is_completed_by_repeating(conn: LocalConnector, tmp_path: Path) -> None:
+    src = write(tmp_path / "in" / "a.pdf", b"abc")
+    lib = conn.ensure_folder(str(tmp_path / "lib"))
+    os.link(src, tmp_path / "lib" / "b.pdf")  # crashed after link, before unlink
+    moved = conn.move(str(src), lib, "b.pdf")
+    assert not src.exists()
+    assert moved.path == str(tmp_path / "lib" / "b.pdf")
+    assert (tmp_path / "lib" / "b.pdf").read_bytes() == b"abc"
+
+
+def test_move_errors(conn: LocalConnector, tmp_path: Path) -> None:
+    src = write(tmp_path / "in" / "a.pdf", b"abc")
+    with pytest.raises(NotFound):
+        conn.move(str(src), str(tmp_path / "no-such-folder"), "a.pdf")
+    with pytest.raises(NotFound):
+        conn.move(str(tmp_path / "in"), str(tmp_path / "in"), "x")  # a folder is not a file
+    with pytest.raises(Exception, match="invalid file name"):
+        conn.move(str(src), str(tmp_path / "in"), "../escape.pdf")
+    write(tmp_path / "blocker", b"x")
+    with pytest.raises(Conflict):
+        conn.ensure_folder(str(tmp_path / "blocker" / "sub"))
+    assert src.read_bytes() == b"abc"
+
+
+def _fake_link_error(monkeypatch: pytest.MonkeyPatch, code: int) -> list[str]:
+    """Make os.link fail as a filesystem without hard links (or another device) would."""
+    calls: list[str] = []
+    real = os.link
+
+    def link(src: str, dst: str, **kw: object) -> None:
+        calls.append(dst)
+        if code == errno.EXDEV and os.path.basename(str(src)).startswith(".renamerd-"):
+            real(src, dst, **kw)  # the temp copy lives on the destination filesystem
+            return
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(local_mod.os, "link", link)
+    return calls
+
+
+def test_move_without_hard_links(
+    conn: LocalConnector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _fake_link_error(monkeypatch, errno.EPERM)
+    src = write(tmp_path / "in" / "a.pdf", b"abc", 5_000_000_000)
+    taken = write(tmp_path / "lib" / "taken.pdf", b"keep")
+    lib = conn.ensure_folder(str(tmp_path / "lib"))
+    with pytest.raises(Conflict):
+        conn.move(str(src), lib, "taken.pdf")
+    assert taken.read_bytes() == b"keep"
+    moved = conn.move(str(src), lib, "new.pdf")
+    assert calls and not src.exists()
+    assert (tmp_path / "lib" / "new.pdf").read_bytes() == b"abc"
+    assert moved.revision == "3-5000000000"
+
+
+def test_move_across_filesystems_simulated(
+    conn: LocalConnector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_link_error(monkeypatch, errno.EXDEV)
+    src = write(tmp_path / "in" / "a.pdf", b"x" * 3_000_000, 7_000_000_000)
+    write(tmp_path / "lib" / "taken.pdf", b"keep")
+    lib = conn.ensure_folder(str(tmp_path / "lib"))
+    with pytest.raises(Conflict):
+        conn.move(str(src), lib, "taken.pdf")
+    assert src.exists()
+    assert sorted(os.listdir(lib)) == ["taken.pdf"]  # no temp file left behind
+    moved = conn.move(str(src), lib, "new.pdf")
+    assert not src.exists()
+    assert (tmp_path / "lib" / "new.pdf").read_bytes() == b"x" * 3_000_000
+    assert moved.revision == f"3000000-{7_000_000_000}"
+    assert sorted(os.listdir(lib)) == ["new.pdf", "taken.pdf"]
+
+
+def _other_filesystem(tmp_path: Path) -> str | None:
+    shm = "/dev/shm"
+    usable = os.path.isdir(shm) and os.access(shm, os.W_OK)
+    return shm if usable and os.stat(shm).st_dev != os.stat(tmp_path).st_dev else None
+
+
+def test_move_across_real_filesystems(conn: LocalConnector, tmp_path: Path) -> None:
+    other = _other_filesystem(tmp_path)
+    if other is None:
+        pytest.skip("no second writable filesystem (/dev/shm) here")
+    with tempfile.TemporaryDirectory(dir=other) as d:
+        src = write(Path(d) / "scan.pdf", b"cross device", 9_000_000_000)
+        lib = conn.ensure_folder(str(tmp_path / "lib"))
+        moved = conn.move(str(src), lib, "filed.pdf")
+        assert not src.exists()
+        assert (tmp_path / "lib" / "filed.pdf").read_bytes() == b"cross device"
+        assert moved.revision == f"12-{9_000_000_000}"
+        assert os.listdir(lib) == ["filed.pdf"]
