@@ -1,0 +1,90 @@
+"""JPEG, PNG and TIFF pages: pixel limits checked from the header, one page per TIFF frame."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from renamerd.engine.types import DocumentTooLarge, EngineConfig, UnreadableDocument
+
+_IMAGE_ERRORS = (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError)
+
+
+def check_pixels(width: int, height: int, config: EngineConfig, what: str = "image") -> None:
+    """Raise DocumentTooLarge when width x height exceeds `config.max_pixels`."""
+    if width * height > config.max_pixels:
+        raise DocumentTooLarge(
+            f"the {what} is {width}x{height} pixels; the limit is {config.max_pixels} pixels"
+        )
+
+
+def open_image(data: bytes, config: EngineConfig) -> Image.Image:
+    """Open an image lazily (header only) and check its size before any pixel is decoded.
+
+    Raises DocumentTooLarge (over config.max_pixels, also PIL's own bomb guard) or
+    UnreadableDocument (broken file).
+    """
+    try:
+        with warnings.catch_warnings():
+            # our own limit (config.max_pixels) is checked below; PIL's hard limit still raises
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError:
+        raise DocumentTooLarge(
+            f"the image is over the pixel limit of {config.max_pixels} pixels"
+        ) from None
+    except _IMAGE_ERRORS as exc:
+        raise UnreadableDocument(f"broken image: {exc}") from None
+    check_pixels(img.width, img.height, config)
+    return img
+
+
+class ImagePages:
+    """Pages of a JPEG, PNG or TIFF (one per TIFF frame); pixels decoded only when read."""
+
+    def __init__(self, data: bytes, config: EngineConfig) -> None:
+        self.config = config
+        self.image = open_image(data, config)
+        self.page_count = self._count_frames()
+
+    def _count_frames(self) -> int:
+        if self.image.format != "TIFF":
+            return 1
+        count = 0
+        try:
+            while True:
+                self.image.seek(count)
+                check_pixels(self.image.width, self.image.height, self.config, "TIFF page")
+                count += 1
+                if count > self.config.max_pages:
+                    raise DocumentTooLarge(
+                        f"the TIFF has more than {self.config.max_pages} pages (the limit)"
+                    )
+        except EOFError:
+            pass
+        except _IMAGE_ERRORS as exc:
+            if count == 0:
+                raise UnreadableDocument(f"broken TIFF: {exc}") from None
+        self.image.seek(0)
+        return max(count, 1)
+
+    def image_of(self, index: int) -> Image.Image:
+        """Decoded page `index` (0-based), upright per EXIF orientation.
+
+        Raises IndexError past the end, UnreadableDocument if its pixels cannot be decoded.
+        """
+        if not 0 <= index < self.page_count:
+            raise IndexError(index)
+        try:
+            if self.page_count > 1:
+                self.image.seek(index)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                frame = self.image.copy()
+            return ImageOps.exif_transpose(frame) or frame
+        except Image.DecompressionBombError:
+            raise DocumentTooLarge("the image is over the pixel limit") from None
+        except _IMAGE_ERRORS as exc:
+            raise UnreadableDocument(f"broken image: {exc}") from None

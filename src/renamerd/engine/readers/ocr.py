@@ -1,0 +1,240 @@
+"""Tesseract OCR for one page image: language choice, rotation, timeout.
+
+Strategy (measured in bench/engine.py; see the README "Formats and limits"):
+
+* Language data is what `tesseract --list-langs` reports (cached per process) intersected with
+  `EngineConfig.ocr_languages`, or with the lexicon languages when that is empty.
+* Tesseract gets slower with every language loaded at once, so a document's first OCR'd page is
+  read with one primary language (the first configured one, else ``eng``). Its text is then
+  language-guessed (stopwords, diacritics folded); when another installed language is clearly
+  more likely, that page is read again with it, and the document's later pages use it directly.
+* Rotation: only when a pass gives little or low-confidence text, tesseract's OSD is asked for the
+  page's orientation; the page is turned and read again, and the better reading is kept.
+* Every tesseract run has `EngineConfig.ocr_timeout_s`.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from PIL import Image
+
+from renamerd.engine.readers.langid import guess_language
+from renamerd.engine.types import EngineConfig, EngineError, UnreadableDocument
+
+#: ISO 639-1 codes of the lexicon languages -> tesseract codes
+LEXICON_LANGUAGES: dict[str, str] = {
+    "en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "pt": "por", "nl": "nld",
+    "pl": "pol", "sv": "swe", "da": "dan", "no": "nor", "fi": "fin", "cs": "ces", "tr": "tur",
+}
+#: a reading with fewer words or a lower mean confidence than this triggers the OSD check
+MIN_WORDS = 8
+MIN_CONFIDENCE = 60.0
+
+
+class OcrUnavailable(EngineError):
+    """Tesseract is not installed or has no language data."""
+
+
+@dataclass(frozen=True)
+class OcrReading:
+    """One tesseract reading of a page: its text, language, mean word confidence (0-100),
+    number of words and the clockwise rotation (degrees) applied before reading."""
+
+    text: str
+    lang: str
+    confidence: float
+    words: int
+    rotation: int = 0
+
+    @property
+    def weak(self) -> bool:
+        return self.words < MIN_WORDS or self.confidence < MIN_CONFIDENCE
+
+    def score(self) -> float:
+        return self.words * max(self.confidence, 0.0)
+
+
+def tesseract_cmd() -> str:
+    """Path of the tesseract binary; raises OcrUnavailable when missing."""
+    path = shutil.which(os.environ.get("RENAMERD_TESSERACT", "tesseract"))
+    if not path:
+        raise OcrUnavailable("tesseract is not installed; it is needed to read scans and images")
+    return path
+
+
+@functools.lru_cache(maxsize=4)
+def installed_languages(cmd: str | None = None) -> tuple[str, ...]:
+    """Tesseract language codes installed (without "osd"), cached per process."""
+    out = subprocess.run(
+        [cmd or tesseract_cmd(), "--list-langs"], capture_output=True, text=True, timeout=30,
+        check=False,
+    )
+    langs = [ln.strip() for ln in out.stdout.splitlines()[1:] if ln.strip()]
+    return tuple(lang for lang in langs if lang != "osd")
+
+
+@functools.lru_cache(maxsize=4)
+def _has_osd(cmd: str) -> bool:
+    out = subprocess.run([cmd, "--list-langs"], capture_output=True, text=True, timeout=30,
+                         check=False)
+    return any(ln.strip() == "osd" for ln in out.stdout.splitlines()[1:])
+
+
+def candidate_languages(config: EngineConfig) -> tuple[str, ...]:
+    """Installed tesseract languages the engine may use, primary first.
+
+    `config.ocr_languages` may hold tesseract codes ("deu") or ISO codes ("de"); when empty,
+    the lexicon languages are used, English first. Raises OcrUnavailable when none is installed.
+    """
+    installed = installed_languages()
+    wanted = [LEXICON_LANGUAGES.get(code, code) for code in config.ocr_languages]
+    if not wanted:
+        wanted = list(LEXICON_LANGUAGES.values())
+    langs = tuple(dict.fromkeys(code for code in wanted if code in installed))
+    if not langs:
+        raise OcrUnavailable(
+            "no OCR language data installed for " + ", ".join(wanted)
+            + f" (installed: {', '.join(installed) or 'none'})"
+        )
+    return langs
+
+
+class OcrSession:
+    """OCR state shared by the pages of one document (chosen language, pages read).
+
+    Not thread-safe; one per document.
+    """
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.cmd = tesseract_cmd()
+        self.candidates = candidate_languages(config)
+        self.lang: str | None = None  # settled after the first page
+        self.pages = 0
+        self.langs_used: list[str] = []
+
+    @property
+    def languages(self) -> str | None:
+        """The tesseract language string(s) used so far, e.g. "eng" or "eng,deu"."""
+        return ",".join(dict.fromkeys(self.langs_used)) or None
+
+    def read(self, image: Image.Image) -> OcrReading:
+        """OCR one page image; returns the best reading.
+
+        Raises UnreadableDocument on timeout or a tesseract failure. Safe to repeat.
+        """
+        img = _prepare(image)
+        self.pages += 1
+        lang = self.lang or self.candidates[0]
+        reading = self._run(img, lang)
+        if reading.weak:
+            reading = self._fix_rotation(img, reading)
+        if self.lang is None:
+            self.lang = lang
+            guess = guess_language(reading.text, self.candidates)
+            if guess is not None and guess != lang:
+                self.lang = guess
+                again = self._run(_rotate(img, reading.rotation), guess, reading.rotation)
+                if again.score() >= reading.score() * 0.8:
+                    reading = again
+        return reading
+
+    def _fix_rotation(self, img: Image.Image, reading: OcrReading) -> OcrReading:
+        angle = self._osd_rotation(img)
+        if angle == 0:
+            return reading
+        turned = self._run(_rotate(img, angle), reading.lang, angle)
+        return turned if turned.score() > reading.score() else reading
+
+    def _osd_rotation(self, img: Image.Image) -> int:
+        if not _has_osd(self.cmd):
+            return 0
+        try:
+            out = self._tesseract(img, ["--psm", "0", "-l", "osd"])
+        except UnreadableDocument:
+            return 0  # OSD fails on pages with too few characters: keep the first reading
+        match = re.search(r"Rotate:\s*(\d+)", out)
+        return int(match.group(1)) % 360 if match else 0
+
+    def _run(self, img: Image.Image, lang: str, rotation: int = 0) -> OcrReading:
+        tsv = self._tesseract(img, ["-l", lang, "tsv"])
+        self.langs_used.append(lang)
+        text, conf, words = parse_tsv(tsv)
+        return OcrReading(text, lang, conf, words, rotation)
+
+    def _tesseract(self, img: Image.Image, args: list[str]) -> str:
+        with tempfile.TemporaryDirectory(prefix="renamerd-ocr-") as tmp:
+            path = os.path.join(tmp, "page.pnm")
+            img.save(path, format="PPM")
+            try:
+                proc = subprocess.run(
+                    [self.cmd, path, "stdout", *args], capture_output=True, timeout=self.config.ocr_timeout_s,
+                    check=False, env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+                )
+            except subprocess.TimeoutExpired:
+                raise UnreadableDocument(
+                    f"OCR took longer than {self.config.ocr_timeout_s:g} s and was stopped"
+                ) from None
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UnreadableDocument(f"OCR failed: {err[-1] if err else proc.returncode}")
+        return proc.stdout.decode("utf-8", "replace")
+
+
+def parse_tsv(tsv: str) -> tuple[str, float, int]:
+    """Tesseract TSV -> (text with line and paragraph breaks, mean word confidence, word count)."""
+    lines: list[str] = []
+    current: list[str] = []
+    key: tuple[str, ...] | None = None
+    block: tuple[str, ...] | None = None
+    confs: list[float] = []
+    for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
+        word = (row.get("text") or "").strip()
+        if row.get("level") != "5" or not word:
+            continue
+        line_key = (row["page_num"], row["block_num"], row["par_num"], row["line_num"])
+        if line_key != key:
+            if current:
+                lines.append(" ".join(current))
+            if block is not None and line_key[:3] != block:
+                lines.append("")
+            current, key, block = [], line_key, line_key[:3]
+        current.append(word)
+        try:
+            conf = float(row.get("conf") or -1)
+        except ValueError:
+            conf = -1.0
+        if conf >= 0 and any(c.isalnum() for c in word):
+            confs.append(conf)
+    if current:
+        lines.append(" ".join(current))
+    mean = sum(confs) / len(confs) if confs else 0.0
+    return "\n".join(lines), mean, len(confs)
+
+
+def _prepare(image: Image.Image) -> Image.Image:
+    """Grey-scale 8-bit copy (or 1-bit as is) that PPM/PGM can hold; alpha goes to white."""
+    if image.mode in ("1", "L"):
+        return image
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, rgba).convert("L")
+    if image.mode.startswith("I;16") or image.mode == "I":
+        return image.point(lambda v: v / 256).convert("L")
+    return image.convert("L")
+
+
+def _rotate(img: Image.Image, clockwise: int) -> Image.Image:
+    if clockwise % 360 == 0:
+        return img
+    return img.rotate(-clockwise, expand=True)

@@ -1,0 +1,139 @@
+"""Bytes -> page texts: `open_text(data, config)` gives a lazy, cached `DocumentText`.
+
+* PDF: the text layer (pypdf); a page with (almost) no text layer is OCR'd from its scan image.
+* JPEG/PNG/TIFF: OCR, one page per TIFF frame.
+* DOCX/XLSX/PPTX: their XML (see readers/office.py).
+* DOC/XLS/PPT: converted to PDF by LibreOffice when installed (readers/legacy.py).
+
+Pages are read only when asked for, so a caller that needs page 1 never pays for OCR of page 2.
+At most `config.ocr_max_pages` pages of one document are OCR'd; later pages that would need OCR
+read as "" (their text layer, if any, is still returned).
+"""
+
+from __future__ import annotations
+
+from renamerd.engine.formats import (
+    IMAGE_KINDS,
+    LEGACY_OFFICE_KINDS,
+    OFFICE_XML_KINDS,
+    DocumentFormat,
+    check_size,
+    detect,
+)
+from renamerd.engine.readers.images import ImagePages
+from renamerd.engine.readers.legacy import convert_to_pdf
+from renamerd.engine.readers.ocr import OcrSession, OcrUnavailable
+from renamerd.engine.readers.office import OfficePages
+from renamerd.engine.readers.pdf import PdfPages
+from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
+
+__all__ = ["DocumentText", "open_text"]
+
+
+class DocumentText:
+    """The text of a document, page by page, read lazily and cached.
+
+    Attributes: `format`, `page_count`, `ocr_used` (True once any page came from OCR),
+    `pages_read` (pages extracted so far), `ocr_languages` (tesseract language string(s) used,
+    comma-separated when a page was re-read in a second language, else None).
+    Not thread-safe: one instance per document and caller.
+    """
+
+    def __init__(self, fmt: DocumentFormat, source: PdfPages | ImagePages | OfficePages,
+                 config: EngineConfig) -> None:
+        self.format = fmt
+        self.page_count: int = source.page_count
+        self.ocr_used = False
+        self._source = source
+        self._config = config
+        self._cache: dict[int, str] = {}
+        self._ocr: OcrSession | None = None
+        self._ocr_pages = 0
+
+    @property
+    def pages_read(self) -> int:
+        """Number of distinct pages extracted so far."""
+        return len(self._cache)
+
+    @property
+    def ocr_languages(self) -> str | None:
+        """Tesseract language(s) used so far, e.g. "eng" or "eng,deu"; None without OCR."""
+        return self._ocr.languages if self._ocr is not None else None
+
+    def page(self, index: int) -> str:
+        """Text of page `index` (0-based), read on first use and cached.
+
+        Raises IndexError past the end (or for a negative index), UnreadableDocument /
+        DocumentTooLarge for a page that is broken or hostile. Repeating is free (cached).
+        """
+        if not 0 <= index < self.page_count:
+            raise IndexError(f"page {index} of a {self.page_count}-page document")
+        if index not in self._cache:
+            self._cache[index] = self._read(index)
+        return self._cache[index]
+
+    def text(self, max_pages: int | None = None) -> str:
+        """Pages 0..max_pages-1 (default: all) joined by form feeds; reads them as needed."""
+        count = self.page_count if max_pages is None else min(max_pages, self.page_count)
+        return "\f".join(self.page(i) for i in range(count))
+
+    def _read(self, index: int) -> str:
+        source = self._source
+        if isinstance(source, OfficePages):
+            return source.text(index)
+        if isinstance(source, PdfPages):
+            layer = source.text(index)
+            if not source.needs_ocr(layer) or not self._ocr_allowed():
+                return layer
+            image = source.scan_image(index)
+            if image is None:
+                return layer
+            ocr_text = self._run_ocr(image)
+            return ocr_text if len(ocr_text.strip()) > len(layer.strip()) else layer
+        if not self._ocr_allowed():
+            return ""
+        return self._run_ocr(source.image_of(index))
+
+    def _ocr_allowed(self) -> bool:
+        return self._ocr_pages < self._config.ocr_max_pages
+
+    def _run_ocr(self, image: object) -> str:
+        if self._ocr is None:
+            try:
+                self._ocr = OcrSession(self._config)
+            except OcrUnavailable as exc:
+                raise UnsupportedDocument(str(exc)) from None
+        self._ocr_pages += 1
+        reading = self._ocr.read(image)  # type: ignore[arg-type]
+        self.ocr_used = True
+        return reading.text
+
+
+def open_text(data: bytes, config: EngineConfig, fmt: DocumentFormat | None = None) -> DocumentText:
+    """Open `data` for reading; nothing beyond headers and directories is decoded yet.
+
+    `fmt` skips detection when the caller already ran `detect`. Raises UnsupportedDocument,
+    DocumentTooLarge (bytes, pages or pixels over the limits), UnreadableDocument (broken,
+    encrypted, bomb). Safe to repeat.
+    """
+    check_size(len(data), config)
+    if fmt is None:
+        fmt = detect(data, config)
+    source: PdfPages | ImagePages | OfficePages
+    if fmt.kind == "pdf":
+        source = PdfPages(data, config)
+    elif fmt.kind in IMAGE_KINDS:
+        source = ImagePages(data, config)
+    elif fmt.kind in OFFICE_XML_KINDS:
+        source = OfficePages(data, fmt.kind, config)
+    elif fmt.kind in LEGACY_OFFICE_KINDS:
+        pdf = convert_to_pdf(data, fmt.kind, config)
+        source = PdfPages(pdf, config)  # the text is the PDF's; the format stays the original
+    else:
+        raise UnsupportedDocument(f"no reader for {fmt.kind}")
+    if source.page_count < 1:
+        raise UnreadableDocument("the document has no pages")
+    return DocumentText(fmt, source, config)
+
+
+
