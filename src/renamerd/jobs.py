@@ -1,0 +1,459 @@
+"""Job states, transitions, leases and the pending-credits wake-up.
+
+A job is one document of one connection, unique per (connection, file_id, revision)::
+
+    queued -> running -> done | failed | skipped | pending_credits
+    pending_credits -> queued   (a grant, for jobs at most credits.resume_max_age_days old;
+                                 or `renamerd jobs retry`)
+    failed | skipped -> queued  (`renamerd jobs retry`)
+    running -> queued           (transient error: retried with exponential backoff)
+
+Claiming takes a *lease*: `lease_owner`, `lease_until`, and a `lease_generation` bumped on every
+claim. A job whose lease ran out (its worker died) can be claimed again; every later write by a
+worker names the generation it holds (`Lease`) and is refused with `LeaseLost` when someone else
+has claimed the job since, so a stale worker can never finish a job it no longer owns (fencing).
+
+Claims use `SELECT ... FOR UPDATE SKIP LOCKED` on PostgreSQL (concurrent claimers skip each
+other's rows) and a `BEGIN IMMEDIATE` transaction on SQLite (claimers queue on the write lock).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_, text, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from renamerd import credits as credits_module
+from renamerd.config import CreditsSettings, DaemonSettings
+from renamerd.connector import RemoteFile, join_path
+from renamerd.db import Database
+from renamerd.models import Job, utcnow
+
+log = logging.getLogger("renamerd.jobs")
+
+QUEUED = "queued"
+RUNNING = "running"
+DONE = "done"
+FAILED = "failed"
+SKIPPED = "skipped"
+PENDING_CREDITS = "pending_credits"
+STATES = (QUEUED, RUNNING, DONE, FAILED, SKIPPED, PENDING_CREDITS)
+FINAL = (DONE, FAILED, SKIPPED)
+#: states `retry` moves back to queued
+RETRYABLE = (FAILED, SKIPPED, PENDING_CREDITS)
+#: PostgreSQL NOTIFY channel raised whenever jobs become claimable
+NOTIFY_CHANNEL = "renamerd_jobs"
+
+#: called with (job, old_state, new_state, fields) after a transition commits (logs, metrics)
+TransitionListener = Callable[[Job, str, str, dict[str, object]], None]
+_listeners: list[TransitionListener] = []
+#: in-process wake-up for idle workers (set by grants, retries, enqueues)
+jobs_available = threading.Event()
+
+
+def add_transition_listener(listener: TransitionListener) -> None:
+    """Call `listener` after every committed transition in this process. Idempotent."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def emit(job: Job, old: str, new: str, **fields: object) -> None:
+    """Tell the transition listeners about a committed transition."""
+    for listener in list(_listeners):
+        try:
+            listener(job, old, new, fields)
+        except Exception:  # a listener must never break a transition
+            log.exception("transition listener failed")
+
+
+class LeaseLost(Exception):
+    """The job was claimed by someone else (or finished) since this lease was taken."""
+
+
+class JobNotFound(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Proof of ownership of a running job: its id, the claimer, and the generation claimed."""
+
+    job_id: int
+    owner: str
+    generation: int
+
+
+def charge_ref(job_id: int) -> str:
+    """The credit reference of a job: one reservation per job, whatever the attempts."""
+    return f"job:{job_id}"
+
+
+def planned_path(job: Job) -> str | None:
+    if job.planned_folder is None or job.planned_name is None:
+        return None
+    return join_path(job.planned_folder, job.planned_name)
+
+
+class JobQueue:
+    """Job operations on one database. Thread-safe; `now` is injectable for tests."""
+
+    def __init__(
+        self,
+        db: Database,
+        daemon: DaemonSettings | None = None,
+        credits: CreditsSettings | None = None,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.db = db
+        self.settings = daemon or DaemonSettings()
+        self.credits_settings = credits or CreditsSettings()
+        self.now = now
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, job_id: int) -> Job:
+        """The job with `job_id`; raises JobNotFound."""
+        with self.db.session() as s:
+            job = s.get(Job, job_id)
+            if job is None:
+                raise JobNotFound(f"no job with id {job_id}")
+            return job
+
+    def list(
+        self, *, state: str | None = None, connection: str | None = None, limit: int = 1000
+    ) -> list[Job]:
+        """Jobs, newest first, filtered by state and connection."""
+        query = select(Job)
+        if state:
+            query = query.where(Job.state == state)
+        if connection:
+            query = query.where(Job.connection == connection)
+        with self.db.session() as s:
+            return list(s.exec(query.order_by(col(Job.id).desc()).limit(limit)))
+
+    def counts(self) -> dict[str, int]:
+        """Number of jobs per state (every state present, zero included)."""
+        from sqlalchemy import func
+
+        out = dict.fromkeys(STATES, 0)
+        with self.db.session() as s:
+            for state, n in s.exec(select(Job.state, func.count()).group_by(Job.state)):
+                out[state] = int(n)
+        return out
+
+    # -- enqueueing ------------------------------------------------------------------------
+
+    def enqueue_many(
+        self, connection: str, owner_id: str, files: Sequence[RemoteFile],
+        session: Session | None = None,
+    ) -> list[Job]:
+        """Create a queued job for every file not seen before; return the new jobs.
+
+        Idempotent: a (connection, id, revision) that already has a job is left alone, and so is a
+        file the daemon itself put where it is (the destination of one of this connection's jobs
+        with the same revision), so a target folder inside the watched one is never re-processed.
+        """
+        if session is None:
+            with self.db.write_session() as s:
+                jobs = self.enqueue_many(connection, owner_id, files, session=s)
+            if jobs:
+                self.notify()
+            for job in jobs:
+                emit(job, "new", QUEUED)
+            return jobs
+        wanted = {(f.id, f.revision): f for f in files}
+        if not wanted:
+            return []
+        revisions = sorted({f.revision for f in files})
+        known_ids: set[tuple[str, str]] = set()
+        own_paths: set[tuple[str, str]] = set()
+        for chunk in _chunks(revisions, 500):
+            rows = session.exec(
+                select(Job.file_id, Job.revision, Job.dest_path, Job.dest_file_id,
+                       Job.planned_folder, Job.planned_name)
+                .where(Job.connection == connection, col(Job.revision).in_(chunk))
+            )
+            for file_id, rev, dest_path, dest_id, folder, name in rows:
+                known_ids.add((file_id, rev))
+                if dest_id:
+                    known_ids.add((dest_id, rev))
+                if dest_path:
+                    own_paths.add((dest_path, rev))
+                if folder is not None and name is not None:
+                    own_paths.add((join_path(folder, name), rev))
+        now = self.now()
+        created: list[Job] = []
+        for (file_id, rev), f in wanted.items():
+            if (file_id, rev) in known_ids or (f.path, rev) in own_paths:
+                continue
+            job = Job(
+                connection=connection, owner_id=owner_id, file_id=f.id, revision=f.revision,
+                source_path=f.path, name=f.name, size=f.size, state=QUEUED,
+                next_attempt_at=now, created_at=now, updated_at=now,
+            )
+            try:
+                with session.begin_nested():
+                    session.add(job)
+            except IntegrityError:  # a concurrent poller created it first
+                continue
+            created.append(job)
+        return created
+
+    def enqueue(self, connection: str, owner_id: str, file: RemoteFile) -> Job | None:
+        """`enqueue_many` for one file: the new job, or None if it was known already."""
+        jobs = self.enqueue_many(connection, owner_id, [file])
+        return jobs[0] if jobs else None
+
+    # -- claiming and leases ---------------------------------------------------------------
+
+    def claim(self, owner: str, *, limit: int = 1) -> list[tuple[Job, Lease]]:
+        """Claim up to `limit` claimable jobs for `owner`: queued ones that are due, and running
+        ones whose lease expired (their worker died). Each gets a new lease generation.
+
+        Returns [] when nothing is due. Never hands the same job to two live claimers.
+        """
+        now = self.now()
+        until = now + timedelta(seconds=self.settings.lease_s)
+        claimable = or_(
+            and_(Job.state == QUEUED, col(Job.next_attempt_at) <= now),
+            and_(Job.state == RUNNING, col(Job.lease_until) < now),
+        )
+        out: list[tuple[Job, Lease]] = []
+        old_states: dict[int, str] = {}
+        with self.db.write_session() as s:
+            query = (
+                select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))
+                .limit(limit).with_for_update(skip_locked=True)
+            )
+            for job in s.exec(query):
+                old = job.state
+                job.state = RUNNING
+                job.lease_owner = owner
+                job.lease_until = until
+                job.lease_generation += 1
+                job.attempts += 1
+                job.updated_at = now
+                s.add(job)
+                out.append((job, Lease(job.id or 0, owner, job.lease_generation)))
+                old_states[job.id or 0] = old
+        for job, lease in out:
+            old = old_states.get(lease.job_id, QUEUED)
+            emit(job, old, RUNNING, attempt=job.attempts,
+                  **({"recovered": True} if old == RUNNING else {}))
+        return out
+
+    def heartbeat(self, lease: Lease) -> bool:
+        """Extend the lease by `lease_s`. False when the lease was lost (stop working)."""
+        now = self.now()
+        with self.db.write_session() as s:
+            result = s.exec(  # type: ignore[call-overload]
+                update(Job)
+                .where(col(Job.id) == lease.job_id, col(Job.lease_generation) == lease.generation,
+                       col(Job.state) == RUNNING)
+                .values(lease_until=now + timedelta(seconds=self.settings.lease_s))
+            )
+            return bool(result.rowcount)
+
+    def guard(self, session: Session, lease: Lease) -> Job:
+        """The job, row-locked for this transaction, if `lease` still holds it; else LeaseLost."""
+        job = session.exec(
+            select(Job).where(Job.id == lease.job_id).with_for_update()
+        ).first()
+        if job is None or job.lease_generation != lease.generation or job.state != RUNNING:
+            raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
+        return job
+
+    # -- transitions by the lease holder ---------------------------------------------------
+
+    def finish(
+        self, lease: Lease, state: str, *, error: str | None = None,
+        session: Session | None = None, **values: object,
+    ) -> Job:
+        """Move a running job to `state` (done, failed, skipped, pending_credits) under `lease`.
+
+        `values` are further Job columns to set (dest_path, result...). Raises LeaseLost.
+        Repeating it after success raises LeaseLost (the job is no longer running).
+        """
+        if state not in (DONE, FAILED, SKIPPED, PENDING_CREDITS):
+            raise ValueError(f"cannot finish a job as {state!r}")
+        if session is None:
+            with self.db.write_session() as s:
+                job = self.finish(lease, state, error=error, session=s, **values)
+            emit(job, RUNNING, state, error=error)
+            return job
+        job = self.guard(session, lease)
+        now = self.now()
+        job.state = state
+        job.error = error
+        job.lease_owner = None
+        job.lease_until = None
+        job.updated_at = now
+        if state in FINAL:
+            job.finished_at = now
+        for key, value in values.items():
+            setattr(job, key, value)
+        session.add(job)
+        return job
+
+    def retry_later(
+        self, lease: Lease, error: str, *, retry_after: float | None = None,
+        count_attempt: bool = True,
+    ) -> Job:
+        """After a transient error: queue again after an exponential backoff
+        (retry_backoff_s * 2^(attempts-1), at least `retry_after`), or `failed` with the error once
+        `max_attempts` are spent. `count_attempt=False` gives the attempt back (not the job's
+        fault, e.g. the connection was stopped). Raises LeaseLost.
+        """
+        with self.db.write_session() as s:
+            job = self.guard(s, lease)
+            now = self.now()
+            if not count_attempt:
+                job.attempts = max(0, job.attempts - 1)
+            if count_attempt and job.attempts >= self.settings.max_attempts:
+                job.state = FAILED
+                job.finished_at = now
+                job.error = f"{error} (after {job.attempts} attempts)"
+            else:
+                delay = self.backoff(max(job.attempts, 1))
+                if retry_after is not None:
+                    delay = max(delay, retry_after)
+                job.state = QUEUED
+                job.error = error
+                job.next_attempt_at = now + timedelta(seconds=delay)
+            job.lease_owner = None
+            job.lease_until = None
+            job.updated_at = now
+            s.add(job)
+        emit(job, RUNNING, job.state, error=error, attempt=job.attempts)
+        return job
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds before retry number `attempt` (1-based): retry_backoff_s doubled per attempt,
+        capped at one hour."""
+        return float(min(self.settings.retry_backoff_s * (2 ** (attempt - 1)), 3600.0))
+
+    def update_plan(self, lease: Lease, session: Session, **values: object) -> Job:
+        """Set planning columns of a running job under `lease` in `session`. Raises LeaseLost."""
+        job = self.guard(session, lease)
+        for key, value in values.items():
+            setattr(job, key, value)
+        job.updated_at = self.now()
+        session.add(job)
+        return job
+
+    # -- manual operations and the pending-credits wake-up ---------------------------------
+
+    def retry(self, job_id: int) -> Job:
+        """Queue a failed, skipped or pending job again now, with a fresh attempt count.
+
+        Raises JobNotFound, or ValueError for a job in another state. Safe to repeat only
+        while the job is in one of those states.
+        """
+        with self.db.write_session() as s:
+            job = s.exec(select(Job).where(Job.id == job_id).with_for_update()).first()
+            if job is None:
+                raise JobNotFound(f"no job with id {job_id}")
+            if job.state not in RETRYABLE:
+                raise ValueError(f"job {job_id} is {job.state}; only {', '.join(RETRYABLE)} "
+                                 "jobs can be retried")
+            old = job.state
+            self._requeue(job)
+            s.add(job)
+        self.notify()
+        emit(job, old, QUEUED, manual=True)
+        return job
+
+    def retry_state(self, state: str) -> list[Job]:
+        """`retry` every job in `state` (one of failed, skipped, pending_credits)."""
+        if state not in RETRYABLE:
+            raise ValueError(f"only {', '.join(RETRYABLE)} jobs can be retried")
+        with self.db.session() as s:
+            ids = list(s.exec(select(Job.id).where(Job.state == state)))
+        out = []
+        for job_id in ids:
+            try:
+                out.append(self.retry(int(job_id or 0)))
+            except ValueError:  # changed state meanwhile
+                continue
+        return out
+
+    def _requeue(self, job: Job) -> None:
+        now = self.now()
+        job.state = QUEUED
+        job.attempts = 0
+        job.next_attempt_at = now
+        job.finished_at = None
+        job.error = None
+        job.updated_at = now
+
+    def notify(self) -> None:
+        """Wake idle workers in this process (other processes find work within their idle
+        interval, or at once on PostgreSQL through NOTIFY when they LISTEN)."""
+        jobs_available.set()
+
+
+def wake_pending(session: Session, user_id: str, now: datetime) -> int:
+    """Grant hook: queue every `pending_credits` job of `user_id` created at most
+    `credits.resume_max_age_days` ago, in the grant's transaction. Returns how many.
+
+    Older pending jobs stay pending (manual retry only). Safe to repeat.
+    """
+    max_age = _resume_max_age_days
+    if max_age is None:
+        max_age = _cli_resume_max_age_days()
+    oldest = now - timedelta(days=max_age)
+    result = session.exec(  # type: ignore[call-overload]
+        update(Job)
+        .where(col(Job.owner_id) == user_id, col(Job.state) == PENDING_CREDITS,
+               col(Job.created_at) >= oldest)
+        .values(state=QUEUED, attempts=0, next_attempt_at=now, updated_at=now, error=None)
+    )
+    woken = int(result.rowcount or 0)
+    if woken:
+        bind = session.get_bind()
+        if bind.dialect.name == "postgresql":
+            session.exec(text(f"NOTIFY {NOTIFY_CHANNEL}"))  # type: ignore[call-overload]
+        jobs_available.set()
+        log.info("credits granted: %d pending job(s) of user %s queued", woken, user_id)
+    return woken
+
+
+#: set by the daemon from its settings; None: read from the config file when a grant happens
+_resume_max_age_days: int | None = None
+
+
+def configure(credits: CreditsSettings) -> None:
+    """Use these credit settings for the grant hook in this process."""
+    global _resume_max_age_days
+    _resume_max_age_days = credits.resume_max_age_days
+
+
+def _cli_resume_max_age_days() -> int:
+    """The setting of the running CLI command's config (e.g. `renamerd credits grant --config
+    F`), else the default."""
+    try:
+        import click
+
+        ctx = click.get_current_context(silent=True)
+        from renamerd.context import AppContext
+
+        app = ctx.find_object(AppContext) if ctx is not None else None
+        if app is not None:
+            return int(app.settings.credits.resume_max_age_days)
+    except Exception:  # no CLI, or its config cannot be read: the default
+        log.debug("no CLI settings for the grant hook", exc_info=True)
+    return CreditsSettings().resume_max_age_days
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterable[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+credits_module.register_grant_hook(wake_pending)
