@@ -1,0 +1,98 @@
+"""`create_app(settings, db)`: the FastAPI application serving the v1 API.
+
+Everything the routes need lives on `app.state` (settings, db, accounts, credits, limiter,
+idempotency, fetcher, oauth, engine_config), never in module globals, so several apps can live
+in one process (tests) and `renamerd run` can mount the same app next to its scheduler, adding
+its own routers (`/healthz`, `/metrics`) through `routers=`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+
+from renamerd.accounts import Accounts
+from renamerd.api.auth import RateLimitHeaders
+from renamerd.api.errors import install_handlers
+from renamerd.api.fetch import Resolver, SafeFetcher
+from renamerd.api.idempotency import IdempotencyStore
+from renamerd.api.oauth import OidcVerifier
+from renamerd.api.routes import router as v1_router
+from renamerd.config import Settings
+from renamerd.db import Database, open_database
+from renamerd.limits import RateLimiter
+
+
+def default_engine_threads() -> int:
+    """Engine worker threads per process: one per core plus a few for OCR subprocess waits."""
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+def create_app(
+    settings: Settings,
+    db: Database | None = None,
+    *,
+    routers: Iterable[APIRouter] = (),
+    resolver: Resolver | None = None,
+    fetch_ssl_context: Any = None,
+    oauth_http: Any = None,
+    engine_threads: int | None = None,
+    rename_fn: Any = None,
+) -> FastAPI:
+    """Build the API app. `db` defaults to the configured database (migrated).
+
+    `resolver`, `fetch_ssl_context`, `oauth_http` and `rename_fn` are injection points for tests
+    (DNS answers, a private CA, a fake identity provider, an engine that fails on purpose);
+    `rename_fn` defaults to `renamerd.engine.rename`. Closing the app's lifespan closes what it opened.
+    """
+    owns_db = db is None
+    database = db if db is not None else open_database(settings)
+    limiter = RateLimiter(settings.limits)
+    oauth = OidcVerifier(settings.oauth, http=oauth_http) if settings.oauth.issuer else None
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            limiter.close()
+            if oauth is not None and oauth_http is None:
+                oauth.close()
+            if owns_db:
+                database.dispose()
+
+    app = FastAPI(
+        title="renamerd API",
+        version="1",
+        description="Document renaming service, v1. Every request carries "
+        "`Authorization: Bearer <token>` (an rt_ API token or an OAuth access token).",
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    accounts = Accounts(database, settings)
+    app.state.settings = settings
+    app.state.db = database
+    app.state.accounts = accounts
+    app.state.credits = accounts.credits
+    app.state.limiter = limiter
+    app.state.idempotency = IdempotencyStore(database)
+    app.state.fetcher = SafeFetcher(
+        settings.fetch, settings.limits.max_upload_bytes, resolver=resolver,
+        ssl_context=fetch_ssl_context,
+    )
+    app.state.oauth = oauth
+    app.state.engine_config = settings.engine_config()
+    app.state.engine_threads = engine_threads or default_engine_threads()
+    app.state.engine_limiter = None
+    app.state.rename_fn = rename_fn
+    install_handlers(app)
+    app.include_router(v1_router)
+    for extra in routers:
+        app.include_router(extra)
+    app.add_middleware(RateLimitHeaders, limiter=limiter)
+    return app

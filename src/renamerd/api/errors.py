@@ -1,0 +1,105 @@
+"""Errors of the v1 API: one body shape, `{"error": "<message>", "code": "<CODE>"}`, everywhere.
+
+`ApiError` is raised by routes and dependencies; the handlers installed by `install_handlers`
+turn it, FastAPI's request validation errors, Starlette's 404/405 and anything unexpected into
+that shape. Unexpected exceptions become a 500 with a fixed message: no stack trace or document
+content leaves the server (the exception is logged with its type only).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("renamerd.api")
+
+#: status -> (default code, short meaning); the README's error table is this table
+CODES: dict[int, tuple[str, str]] = {
+    400: ("INVALID_REQUEST", "bad request"),
+    401: ("UNAUTHORIZED", "missing, malformed, invalid, revoked or expired credentials"),
+    402: ("INSUFFICIENT_CREDITS", "the account has no credit left"),
+    404: ("NOT_FOUND", "user, route or fetched file not found"),
+    405: ("METHOD_NOT_ALLOWED", "the route does not take this method"),
+    413: ("PAYLOAD_TOO_LARGE", "the document is over the size limit"),
+    415: ("UNSUPPORTED_MEDIA_TYPE", "not a document type renamerd reads"),
+    429: ("RATE_LIMITED", "too many requests; wait Retry-After seconds"),
+    500: ("INTERNAL_ERROR", "processing failed; retry with backoff"),
+    502: ("BAD_GATEWAY", "the LLM provider or the fetched server failed; retry with backoff"),
+}
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: str = Field(description="human-readable message")
+    code: str | None = Field(
+        default=None, description="machine-readable code, e.g. INVALID_MULTIPART_PAYLOAD"
+    )
+
+
+class ApiError(Exception):
+    """An error response: `status`, a message safe to show, a code, and extra headers."""
+
+    def __init__(
+        self, status: int, message: str, code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code or CODES.get(status, ("ERROR", ""))[0]
+        self.headers = headers or {}
+
+
+def error_response(
+    status: int, message: str, code: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body = {"error": message, "code": code or CODES.get(status, ("ERROR", ""))[0]}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _describe_validation(err: RequestValidationError) -> str:
+    parts = []
+    for e in err.errors()[:3]:
+        loc = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "query", "header"))
+        parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
+    return "invalid request: " + "; ".join(parts)
+
+
+async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.message, exc.code, exc.headers)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return error_response(400, _describe_validation(exc), "INVALID_REQUEST")
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    message = {404: "not found", 405: "method not allowed"}.get(status, str(exc.detail))
+    return error_response(status, message, None, dict(exc.headers or {}))
+
+
+def internal_error_body() -> dict[str, Any]:
+    return {"error": "internal error: the request could not be processed", "code": "INTERNAL_ERROR"}
+
+
+def install_handlers(app: FastAPI) -> None:
+    """Register the handlers that give every error the `ErrorBody` shape."""
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries documenting `ErrorBody` for each status."""
+    return {s: {"model": ErrorBody, "description": CODES[s][1]} for s in statuses}

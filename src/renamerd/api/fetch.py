@@ -1,0 +1,342 @@
+"""SSRF-safe fetching for `POST /api/v1/rename-from-url`.
+
+For every hop (the URL and each redirect, at most `fetch.max_redirects`):
+
+1. only `http` and `https`; the host is parsed as an address first, with inet_aton semantics
+   (`0x7f.1`, `2130706433`, `017700000001`, `127.1` are 127.0.0.1), else resolved once with
+   `getaddrinfo` (the resolver is injectable);
+2. every address is checked (`blocked_reason`): anything not global is refused (loopback,
+   private, link-local, cloud metadata, CGNAT, unspecified, multicast, reserved, documentation,
+   ULA) and so is every IPv6 form that embeds an IPv4 address (IPv4-mapped, IPv4-compatible,
+   NAT64, 6to4, Teredo); networks in `fetch.allow_networks` are exempt;
+3. the connection goes to the address that was checked: httpx runs on a network backend pinned
+   to it, while the URL, and so the Host header, TLS SNI and certificate check, keep the name.
+   A DNS answer that changes between check and connect cannot matter: DNS is not asked again.
+
+The body is streamed with the size limit (Content-Length first, then counted), with connect and
+read timeouts. Failures raise `FetchError` with the HTTP status the API answers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import ssl
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urljoin
+
+import anyio
+import httpcore
+import httpx
+
+from renamerd.config import FetchSettings
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: (host, port) -> the addresses it resolves to; blocking, run in a worker thread
+Resolver = Callable[[str, int], Sequence[str]]
+REDIRECTS = (301, 302, 303, 307, 308)
+USER_AGENT = "renamerd-fetch/1"
+
+_V4 = ipaddress.IPv4Network
+_V6 = ipaddress.IPv6Network
+#: explicit checks, first match wins (is_global catches the rest)
+_BLOCKED_V4: list[tuple[ipaddress.IPv4Network, str]] = [
+    (_V4("169.254.169.254/32"), "cloud metadata address"),
+    (_V4("0.0.0.0/8"), "unspecified address (0.0.0.0/8)"),
+    (_V4("127.0.0.0/8"), "loopback address"),
+    (_V4("10.0.0.0/8"), "private address"),
+    (_V4("172.16.0.0/12"), "private address"),
+    (_V4("192.168.0.0/16"), "private address"),
+    (_V4("100.64.0.0/10"), "carrier-grade NAT address (100.64.0.0/10)"),
+    (_V4("169.254.0.0/16"), "link-local address"),
+    (_V4("192.0.0.0/24"), "IETF protocol assignment"),
+    (_V4("192.0.2.0/24"), "documentation address"),
+    (_V4("198.51.100.0/24"), "documentation address"),
+    (_V4("203.0.113.0/24"), "documentation address"),
+    (_V4("198.18.0.0/15"), "benchmarking address"),
+    (_V4("224.0.0.0/4"), "multicast address"),
+    (_V4("240.0.0.0/4"), "reserved address"),
+]
+_BLOCKED_V6: list[tuple[ipaddress.IPv6Network, str]] = [
+    (_V6("::/128"), "unspecified address"),
+    (_V6("::1/128"), "loopback address"),
+    (_V6("::ffff:0:0/96"), "IPv4-mapped IPv6 address"),
+    (_V6("::/96"), "IPv4-compatible IPv6 address"),
+    (_V6("64:ff9b::/96"), "NAT64 address (embeds an IPv4 address)"),
+    (_V6("64:ff9b:1::/48"), "NAT64 address (embeds an IPv4 address)"),
+    (_V6("2002::/16"), "6to4 address (embeds an IPv4 address)"),
+    (_V6("2001::/32"), "Teredo address (embeds an IPv4 address)"),
+    (_V6("fc00::/7"), "unique local address (ULA)"),
+    (_V6("fe80::/10"), "link-local address"),
+    (_V6("fec0::/10"), "site-local address"),
+    (_V6("ff00::/8"), "multicast address"),
+    (_V6("2001:db8::/32"), "documentation address"),
+    (_V6("100::/64"), "discard-only address"),
+]
+
+
+class FetchError(Exception):
+    """The fetch failed; `status` and `code` are what the API answers, `str()` the message."""
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+def _blocked(message: str) -> FetchError:
+    return FetchError(400, f"URL blocked: {message}", "URL_BLOCKED")
+
+
+@dataclass
+class FetchedDocument:
+    data: bytes
+    filename: str
+    content_type: str
+    final_url: str
+    #: addresses actually connected to, one per hop (for tests and logs)
+    connected: list[str] = field(default_factory=list)
+
+
+_NUM = re.compile(r"^(0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*)$")
+
+
+def parse_ipv4_loose(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address `host` denotes under inet_aton rules (1 to 4 parts, each decimal, octal
+    with a leading 0, or hex with 0x; the last part fills the remaining bytes), else None."""
+    host = host.rstrip(".")
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4 or any(not _NUM.match(p) for p in parts):
+        return None
+    values = []
+    for p in parts:
+        if p[:2].lower() == "0x":
+            values.append(int(p[2:] or "0", 16))
+        elif p.startswith("0") and len(p) > 1:
+            values.append(int(p, 8))
+        else:
+            values.append(int(p))
+    *head, last = values
+    if any(v > 255 for v in head) or last >= 256 ** (4 - len(head)):
+        return None
+    number = 0
+    for v in head:
+        number = number * 256 + v
+    number = number * 256 ** (4 - len(head)) + last
+    return ipaddress.IPv4Address(number)
+
+
+def parse_ip_literal(host: str) -> IPAddress | None:
+    """`host` as an address when it is one (IPv6 with or without brackets and zone, loose IPv4)."""
+    h = host.strip()
+    if h.startswith("[") and h.endswith("]"):
+        h = h[1:-1]
+    if ":" in h:
+        try:
+            return ipaddress.IPv6Address(h.split("%", 1)[0])
+        except ValueError:
+            return None
+    return parse_ipv4_loose(h)
+
+
+def blocked_reason(
+    ip: IPAddress, allow: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()
+) -> str | None:
+    """Why `ip` may not be fetched from, or None when it may. Networks in `allow` are exempt."""
+    if any(ip.version == net.version and ip in net for net in allow):
+        return None
+    table: Sequence[tuple[Any, str]] = _BLOCKED_V4 if ip.version == 4 else _BLOCKED_V6
+    for net, reason in table:
+        if ip in net:
+            return f"{reason} {ip}"
+    if not ip.is_global:
+        return f"non-global address {ip}"
+    return None
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Every address `getaddrinfo` gives for host:port (TCP), in its order, without repeats."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    seen: list[str] = []
+    for info in infos:
+        addr = str(info[4][0])
+        if addr not in seen:
+            seen.append(addr)
+    return seen
+
+
+class _PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Opens every TCP connection to one checked address, whatever host httpcore asks for."""
+
+    def __init__(self, address: str, connected: list[str]) -> None:
+        self.address = address
+        self.connected = connected
+        self.inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None,
+        local_address: str | None = None, socket_options: Any = None,
+    ) -> httpcore.AsyncNetworkStream:
+        self.connected.append(self.address)
+        return await self.inner.connect_tcp(
+            self.address, port, timeout=timeout, local_address=local_address,
+            socket_options=socket_options,
+        )
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are not used for fetching")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+def _filename(response: httpx.Response, url: httpx.URL) -> str:
+    from python_multipart.multipart import parse_options_header
+
+    from renamerd.api.uploads import safe_filename
+
+    disposition = response.headers.get("content-disposition", "")
+    if disposition:
+        _kind, params = parse_options_header(disposition)
+        name = params.get(b"filename", b"").decode("utf-8", "replace")
+        if name:
+            return safe_filename(name)
+    segment = unquote(url.path.rstrip("/").rsplit("/", 1)[-1])
+    return safe_filename(segment)
+
+
+class SafeFetcher:
+    """Fetches one URL at a time under the rules above. Safe to share; holds no connection."""
+
+    def __init__(
+        self, settings: FetchSettings, max_bytes: int, *, resolver: Resolver | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.settings = settings
+        self.max_bytes = max_bytes
+        self.resolver = resolver or system_resolver
+        self.ssl_context = ssl_context or httpx.create_ssl_context()
+        self.allow = [ipaddress.ip_network(n, strict=False) for n in settings.allow_networks]
+
+    async def check_url(self, url: str) -> tuple[httpx.URL, str]:
+        """Validate `url` and resolve its host: (parsed URL, the checked address to connect to).
+
+        Raises FetchError(400, URL_BLOCKED / INVALID_URL) naming the reason. Safe to repeat.
+        """
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError, ValueError) as err:
+            raise FetchError(400, f"invalid URL: {err}", "INVALID_URL") from err
+        if parsed.scheme not in ("http", "https"):
+            raise _blocked(f"only http and https URLs are fetched (got {parsed.scheme or 'none'!r})")
+        host = parsed.host
+        if not host:
+            raise FetchError(400, "invalid URL: no host", "INVALID_URL")
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        literal = parse_ip_literal(host)
+        if literal is not None:
+            addresses = [str(literal)]
+        else:
+            try:
+                addresses = list(await anyio.to_thread.run_sync(self.resolver, host, port))
+            except (OSError, UnicodeError) as err:
+                raise FetchError(400, f"cannot resolve host {host!r}", "URL_UNRESOLVABLE") from err
+            if not addresses:
+                raise FetchError(400, f"cannot resolve host {host!r}", "URL_UNRESOLVABLE")
+        checked: list[IPAddress] = []
+        for text in addresses:
+            ip = parse_ip_literal(text)
+            if ip is None:
+                raise _blocked(f"{host!r} resolves to an unparseable address")
+            reason = blocked_reason(ip, self.allow)
+            if reason:
+                shown = host if literal is None else url
+                raise _blocked(f"{shown} is a {reason}" if literal is not None else
+                               f"{shown!r} resolves to a {reason}")
+            checked.append(ip)
+        return parsed, str(checked[0])
+
+    async def fetch(self, url: str) -> FetchedDocument:
+        """Download `url` following at most `max_redirects` redirects, each hop checked.
+
+        Raises FetchError: 400 (blocked, invalid, unresolvable, too many redirects, refused by
+        the server), 404 (the server has no such file), 413 (over the size limit), 502 (the
+        server failed, timed out or could not be reached). Safe to repeat (GET only).
+        """
+        connected: list[str] = []
+        current = url
+        for _hop in range(self.settings.max_redirects + 1):
+            parsed, address = await self.check_url(current)
+            response_or_next = await self._get(parsed, address, connected)
+            if isinstance(response_or_next, str):
+                current = response_or_next
+                continue
+            data, filename, ctype = response_or_next
+            return FetchedDocument(data, filename, ctype, str(parsed), connected)
+        raise FetchError(
+            400, f"too many redirects (more than {self.settings.max_redirects})", "TOO_MANY_REDIRECTS"
+        )
+
+    async def _get(
+        self, url: httpx.URL, address: str, connected: list[str]
+    ) -> str | tuple[bytes, str, str]:
+        transport = httpx.AsyncHTTPTransport(verify=self.ssl_context, retries=0, trust_env=False)
+        # Pin the connection to the checked address (httpx has no public hook for this).
+        transport._pool = httpcore.AsyncConnectionPool(
+            ssl_context=self.ssl_context, max_connections=1,
+            network_backend=_PinnedBackend(address, connected),
+        )
+        timeout = httpx.Timeout(
+            self.settings.read_timeout_s, connect=self.settings.connect_timeout_s
+        )
+        headers = {"User-Agent": USER_AGENT, "Accept": "*/*", "Accept-Encoding": "identity"}
+        try:
+            async with (
+                httpx.AsyncClient(
+                    transport=transport, timeout=timeout, follow_redirects=False, trust_env=False
+                ) as client,
+                client.stream("GET", url, headers=headers) as response,
+            ):
+                if response.status_code in REDIRECTS:
+                    location = response.headers.get("location")
+                    if not location:
+                        raise FetchError(502, "redirect without a Location header", "FETCH_FAILED")
+                    return urljoin(str(url), location)
+                if response.status_code in (404, 410):
+                    raise FetchError(404, "file not found at the URL", "FILE_NOT_FOUND")
+                if response.status_code >= 500:
+                    raise FetchError(
+                        502, f"the server answered HTTP {response.status_code}", "FETCH_FAILED"
+                    )
+                if response.status_code != 200:
+                    raise FetchError(
+                        400, f"the server answered HTTP {response.status_code}", "FETCH_REFUSED"
+                    )
+                data = await self._read_limited(response)
+                return data, _filename(response, url), response.headers.get("content-type", "")
+        except httpx.TimeoutException as err:
+            raise FetchError(502, "timed out fetching the URL", "FETCH_FAILED") from err
+        except httpx.HTTPError as err:
+            raise FetchError(
+                502, f"could not fetch the URL ({type(err).__name__})", "FETCH_FAILED"
+            ) from err
+
+    async def _read_limited(self, response: httpx.Response) -> bytes:
+        from renamerd.api.uploads import too_large
+
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            err = too_large(self.max_bytes)
+            raise FetchError(413, err.message, err.code)
+        chunks = bytearray()
+        async for chunk in response.aiter_bytes():
+            chunks += chunk
+            if len(chunks) > self.max_bytes:
+                err = too_large(self.max_bytes)
+                raise FetchError(413, err.message, err.code)
+        return bytes(chunks)

@@ -1,0 +1,304 @@
+"""The v1 routes: account endpoints and the two rename endpoints.
+
+A rename runs: authentication and burst limit (dependency) -> size and body shape checks ->
+a concurrency slot -> the document (streamed upload, or SSRF-safe fetch) -> option checks ->
+type check by content (415 before anything is counted) -> Idempotency-Key claim or replay ->
+daily limit -> one credit reserved (402 at zero) -> the engine in a worker thread -> the credit
+committed, or refunded when anything failed. Database and engine work never runs on the event
+loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import anyio
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import JSONResponse
+
+from renamerd.api.auth import current_user, rate_limited, set_quota
+from renamerd.api.errors import ApiError, error_responses
+from renamerd.api.fetch import FetchError
+from renamerd.api.idempotency import MAX_KEY_LENGTH, KeyInUse, KeyMismatch, request_hash
+from renamerd.api.schemas import (
+    CreditsOut,
+    RenameFromUrlIn,
+    RenameOut,
+    TeamOut,
+    UserOut,
+    multipart_schema,
+)
+from renamerd.api.uploads import check_content_length, multipart_boundary, read_upload
+from renamerd.credits import InsufficientCredits
+from renamerd.engine.types import (
+    DEFAULT_LANGUAGE,
+    DEFAULT_STRATEGY,
+    DEFAULT_TEMPLATE_MODE,
+    DocumentTooLarge,
+    EngineError,
+    ProviderUnavailable,
+    RenameOptions,
+    UnreadableDocument,
+    UnsupportedDocument,
+)
+from renamerd.limits import LimitExceeded
+from renamerd.models import User
+
+log = logging.getLogger("renamerd.api")
+T = TypeVar("T")
+
+router = APIRouter(prefix="/api/v1", tags=["v1"])
+
+IDEMPOTENCY_HEADER = Header(
+    None, alias="Idempotency-Key", max_length=MAX_KEY_LENGTH,
+    description="retrying with the same key within 24 h replays the first answer, charged once",
+)
+
+
+async def _run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run blocking `fn` (database, Redis) in a worker thread."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+async def _run_shielded(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Like `_run`, but finishes even when the request is being cancelled (clean-up work)."""
+    with anyio.CancelScope(shield=True):
+        return await _run(fn, *args, **kwargs)
+
+
+def engine_error(err: Exception) -> ApiError:
+    """The API error for an engine exception (the table in engine/types.py)."""
+    if isinstance(err, UnsupportedDocument):
+        return ApiError(415, str(err), "UNSUPPORTED_MEDIA_TYPE")
+    if isinstance(err, DocumentTooLarge):
+        return ApiError(413, str(err), "PAYLOAD_TOO_LARGE")
+    if isinstance(err, UnreadableDocument):
+        return ApiError(400, str(err), "UNREADABLE_DOCUMENT")
+    if isinstance(err, ProviderUnavailable):
+        return ApiError(502, f"the AI service is unavailable: {err}", "BAD_GATEWAY")
+    if isinstance(err, EngineError):
+        return ApiError(500, f"processing failed: {err}", "INTERNAL_ERROR")
+    log.error("engine failed unexpectedly: %s", type(err).__name__)
+    return ApiError(500, "processing failed: internal error", "INTERNAL_ERROR")
+
+
+def options_from(fields: dict[str, Any]) -> RenameOptions:
+    """RenameOptions from API field names; empty values mean the default. ApiError 400 when a
+    value is not one of the allowed ones (the message names field and allowed values)."""
+    def get(name: str, default: str | None) -> str | None:
+        value = fields.get(name)
+        return default if value is None or value == "" else str(value)
+
+    options = RenameOptions(
+        strategy=get("strategy", DEFAULT_STRATEGY) or DEFAULT_STRATEGY,
+        template_mode=get("templateMode", DEFAULT_TEMPLATE_MODE) or DEFAULT_TEMPLATE_MODE,
+        custom_template=get("customTemplate", None),
+        template_id=get("templateId", None),
+        language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
+    )
+    try:
+        options.validate()
+    except ValueError as err:
+        raise ApiError(400, f"invalid option {err}", "INVALID_OPTION") from err
+    return options
+
+
+def _options_key(o: RenameOptions) -> str:
+    return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language))
+
+
+@asynccontextmanager
+async def _slot(request: Request, user: User) -> AsyncIterator[None]:
+    limiter = request.app.state.limiter
+    try:
+        slot = await _run(limiter.acquire_slot, user.id)
+    except LimitExceeded as err:
+        set_quota(request, err.quota)
+        raise rate_limited(err) from None
+    try:
+        yield
+    finally:
+        await _run_shielded(slot.release)
+
+
+def _engine_limiter(request: Request) -> anyio.CapacityLimiter:
+    state = request.app.state
+    if state.engine_limiter is None:
+        state.engine_limiter = anyio.CapacityLimiter(state.engine_threads)
+    limiter: anyio.CapacityLimiter = state.engine_limiter
+    return limiter
+
+
+class _Rename:
+    """One rename after its document is known: claim, count, charge, run, answer."""
+
+    def __init__(self, request: Request, user: User, key: str | None, req_hash: str) -> None:
+        self.request = request
+        self.state = request.app.state
+        self.user = user
+        self.key = key
+        self.req_hash = req_hash
+        self.claimed = False
+
+    async def replay(self) -> JSONResponse | None:
+        """Claim the idempotency key; the stored answer when this is a retry, else None."""
+        if not self.key:
+            return None
+        try:
+            claim = await _run(self.state.idempotency.begin, self.user.id, self.key, self.req_hash)
+        except KeyInUse:
+            raise ApiError(
+                429, "a request with this Idempotency-Key is still running; retry shortly",
+                "IDEMPOTENCY_KEY_IN_USE", {"Retry-After": "1"},
+            ) from None
+        except KeyMismatch:
+            raise ApiError(
+                400, "this Idempotency-Key was used for a different request",
+                "IDEMPOTENCY_KEY_MISMATCH",
+            ) from None
+        if claim.replay is not None:
+            status, body = claim.replay
+            return JSONResponse(body, status_code=status, headers={"Idempotent-Replayed": "true"})
+        self.claimed = True
+        return None
+
+    async def abandon(self) -> None:
+        if self.claimed and self.key:
+            await _run_shielded(self.state.idempotency.abandon, self.user.id, self.key)
+            self.claimed = False
+
+    async def run(self, data: bytes, filename: str, options: RenameOptions) -> JSONResponse:
+        """Count, charge and rename; on any failure the credit is refunded."""
+        state = self.state
+        try:
+            set_quota(self.request, await _run(state.limiter.hit_rename, self.user.id))
+        except LimitExceeded as err:
+            set_quota(self.request, err.quota)
+            raise rate_limited(err) from None
+        ref = f"idem:{self.key}" if self.key else f"req:{uuid.uuid4().hex}"
+        try:
+            await _run(state.credits.reserve, self.user.id, ref)
+        except InsufficientCredits:
+            raise ApiError(402, "insufficient credits: the account has no credit left",
+                           "INSUFFICIENT_CREDITS") from None
+        try:
+            engine_rename = state.rename_fn
+            if engine_rename is None:
+                from renamerd.engine import rename as engine_rename
+            result = await anyio.to_thread.run_sync(
+                functools.partial(engine_rename, data, filename, options, state.engine_config),
+                limiter=_engine_limiter(self.request),
+            )
+            body = result.to_api()
+            RenameOut.model_validate(body)
+        except BaseException as err:
+            await _run_shielded(state.credits.refund, self.user.id, ref, reason="rename failed")
+            if isinstance(err, Exception):
+                raise engine_error(err) from None
+            raise
+        await _run_shielded(state.credits.commit, self.user.id, ref)
+        if self.key:
+            await _run_shielded(state.idempotency.finish, self.user.id, self.key, 200, body)
+            self.claimed = False
+        return JSONResponse(body)
+
+
+def _check_type(request: Request, data: bytes) -> None:
+    from renamerd.engine.formats import detect
+
+    try:
+        detect(data, request.app.state.engine_config)
+    except EngineError as err:
+        raise engine_error(err) from None
+
+
+RENAME_ERRORS = error_responses(400, 401, 402, 404, 413, 415, 429, 500, 502)
+
+
+@router.get("/user", response_model=UserOut, responses=error_responses(401, 404, 429, 500))
+async def get_user(user: User = Depends(current_user)) -> UserOut:
+    """The profile of the token's owner."""
+    return UserOut(id=user.id, email=user.email, name=user.name)
+
+
+@router.get("/credits", response_model=CreditsOut, responses=error_responses(401, 404, 429, 500))
+async def get_credits(request: Request, user: User = Depends(current_user)) -> CreditsOut:
+    """The owner's remaining credits."""
+    return CreditsOut(credits=await _run(request.app.state.credits.balance, user.id))
+
+
+@router.get("/team", response_model=TeamOut | None, responses=error_responses(401, 404, 429, 500))
+async def get_team(request: Request, user: User = Depends(current_user)) -> dict[str, Any] | None:
+    """The owner's team, or null when the owner is in no team."""
+    view = await _run(request.app.state.accounts.team_of, user.id)
+    if view is None:
+        return None
+    return {
+        "id": view.team.id,
+        "name": view.team.name,
+        "teamMembers": [
+            {"user": {"id": m.id, "name": m.name, "email": m.email}} for m in view.members
+        ],
+    }
+
+
+@router.post(
+    "/rename", response_model=RenameOut, responses=RENAME_ERRORS,
+    openapi_extra={"requestBody": multipart_schema()},
+)
+async def rename(
+    request: Request, user: User = Depends(current_user),
+    idempotency_key: str | None = IDEMPOTENCY_HEADER,
+) -> JSONResponse:
+    """Rename an uploaded document (multipart/form-data, the file in the field `file`)."""
+    max_bytes = request.app.state.settings.limits.max_upload_bytes
+    check_content_length(request, max_bytes)
+    multipart_boundary(request.headers.get("content-type", ""))
+    async with _slot(request, user):
+        upload = await read_upload(request, max_bytes)
+        try:
+            options = options_from(upload.fields)
+            data = upload.read()
+        finally:
+            upload.close()
+        _check_type(request, data)
+        job = _Rename(request, user, idempotency_key, request_hash(
+            "rename", upload.filename, upload.sha256, _options_key(options)
+        ))
+        replayed = await job.replay()
+        if replayed is not None:
+            return replayed
+        try:
+            return await job.run(data, upload.filename, options)
+        finally:
+            await job.abandon()
+
+
+@router.post("/rename-from-url", response_model=RenameOut, responses=RENAME_ERRORS)
+async def rename_from_url(
+    request: Request, body: RenameFromUrlIn, user: User = Depends(current_user),
+    idempotency_key: str | None = IDEMPOTENCY_HEADER,
+) -> JSONResponse:
+    """Fetch the document at `url` (public addresses only) and rename it."""
+    options = options_from(body.model_dump(exclude={"url"}))
+    async with _slot(request, user):
+        job = _Rename(request, user, idempotency_key, request_hash(
+            "rename-from-url", body.url, _options_key(options)
+        ))
+        replayed = await job.replay()
+        if replayed is not None:
+            return replayed
+        try:
+            try:
+                fetched = await request.app.state.fetcher.fetch(body.url)
+            except FetchError as err:
+                raise ApiError(err.status, str(err), err.code) from None
+            _check_type(request, fetched.data)
+            return await job.run(fetched.data, fetched.filename, options)
+        finally:
+            await job.abandon()

@@ -1,0 +1,136 @@
+"""Response and request models of the v1 API: what `/openapi.json` documents and routes return."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from renamerd.engine.types import (
+    DEFAULT_LANGUAGE,
+    DEFAULT_STRATEGY,
+    DEFAULT_TEMPLATE_MODE,
+    LANGUAGES,
+    STRATEGIES,
+    TEMPLATE_IDS,
+    TEMPLATE_MODES,
+)
+
+StrategyField = Literal[STRATEGIES]  # type: ignore[valid-type]
+TemplateModeField = Literal[TEMPLATE_MODES]  # type: ignore[valid-type]
+TemplateIdField = Literal[TEMPLATE_IDS]  # type: ignore[valid-type]
+LanguageField = Literal[LANGUAGES]  # type: ignore[valid-type]
+
+
+class UserOut(BaseModel):
+    id: str
+    email: str
+    name: str
+
+
+class CreditsOut(BaseModel):
+    credits: int = Field(description="remaining unexpired credits")
+
+
+class MemberUser(BaseModel):
+    id: str
+    name: str
+    email: str
+
+
+class TeamMemberOut(BaseModel):
+    user: MemberUser
+
+
+class TeamOut(BaseModel):
+    id: str
+    name: str
+    teamMembers: list[TeamMemberOut]
+
+
+class ExtractedInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    date: str | None = Field(default=None, description="YYYY-MM-DD")
+    issuer: str | None = None
+    invoice_number: str | None = None
+    document_type: str | None = None
+
+
+class InstructionsOut(BaseModel):
+    rules: list[str] = Field(description="how customTemplate was understood, as explicit rules")
+    notUnderstood: list[str] = Field(description="parts of customTemplate that were not understood")
+
+
+class RenameOut(BaseModel):
+    originalFilename: str
+    suggestedFilename: str
+    extractedInfo: ExtractedInfo
+    folderPath: str = Field(description="segments separated by /; empty for the root")
+    organizationStrategy: str
+    templateUsed: str
+    confidence: float = Field(ge=0, le=1)
+    instructions: InstructionsOut | None = Field(
+        default=None, description="present when customTemplate was given"
+    )
+
+
+OPTION_DESCRIPTIONS = {
+    "strategy": "folder organisation; follow_custom_prompt uses customTemplate",
+    "templateMode": "auto: the service picks the pattern; predefined: templateId; custom: customTemplate",
+    "customTemplate": "natural-language instructions "
+    "(use with templateMode custom and strategy follow_custom_prompt)",
+    "templateId": "predefined template (templateMode predefined); standard = date_vendor_invoice number",
+    "language": "output language; auto detects, source keeps the document's language",
+}
+
+
+class RenameFromUrlIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    url: str = Field(description="http(s) address of the document; private addresses are refused",
+                     max_length=8192)
+    strategy: StrategyField = Field(DEFAULT_STRATEGY, description=OPTION_DESCRIPTIONS["strategy"])
+    templateMode: TemplateModeField = Field(
+        DEFAULT_TEMPLATE_MODE, description=OPTION_DESCRIPTIONS["templateMode"]
+    )
+    customTemplate: str | None = Field(None, description=OPTION_DESCRIPTIONS["customTemplate"],
+                                       max_length=65536)
+    templateId: TemplateIdField | None = Field(None, description=OPTION_DESCRIPTIONS["templateId"])
+    language: LanguageField = Field(DEFAULT_LANGUAGE, description=OPTION_DESCRIPTIONS["language"])
+
+
+def multipart_schema() -> dict[str, Any]:
+    """The OpenAPI request body of POST /api/v1/rename (parsed by hand, so declared by hand)."""
+    return {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "string", "format": "binary",
+                            "description": "the document (PDF, JPEG, PNG, TIFF, DOCX, XLSX, PPTX); "
+                            "the part needs a filename and a content type",
+                        },
+                        "strategy": {"type": "string", "enum": list(STRATEGIES),
+                                     "default": DEFAULT_STRATEGY,
+                                     "description": OPTION_DESCRIPTIONS["strategy"]},
+                        "templateMode": {"type": "string", "enum": list(TEMPLATE_MODES),
+                                         "default": DEFAULT_TEMPLATE_MODE,
+                                         "description": OPTION_DESCRIPTIONS["templateMode"]},
+                        "customTemplate": {"type": "string", "maxLength": 65536,
+                                           "description": OPTION_DESCRIPTIONS["customTemplate"]},
+                        "templateId": {"type": "string", "enum": list(TEMPLATE_IDS),
+                                       "description": OPTION_DESCRIPTIONS["templateId"]},
+                        "language": {"type": "string", "enum": list(LANGUAGES),
+                                     "default": DEFAULT_LANGUAGE,
+                                     "description": OPTION_DESCRIPTIONS["language"]},
+                    },
+                },
+                "encoding": {"file": {"contentType": "application/octet-stream"}},
+            }
+        },
+    }
