@@ -353,12 +353,28 @@ def _raw_pdf(objects: list[bytes]) -> bytes:
     return out.getvalue()
 
 
+def flate_zeros(decoded_mb: int) -> bytes:
+    """A valid zlib stream of `decoded_mb` MiB of zeros, built in milliseconds.
+
+    One MiB is compressed and fully flushed once; after a full flush the compressor starts
+    afresh, so every further MiB compresses to the same bytes, which are repeated. The trailer
+    carries the true Adler-32 of the whole output.
+    """
+    chunk = b"\x00" * (1024 * 1024)
+    comp = zlib.compressobj(9)
+    first = comp.compress(chunk) + comp.flush(zlib.Z_FULL_FLUSH)
+    block = comp.compress(chunk) + comp.flush(zlib.Z_FULL_FLUSH)
+    adler = 1
+    for _ in range(decoded_mb):
+        adler = zlib.adler32(chunk, adler)
+    final = b"\x03\x00" + struct.pack(">I", adler & 0xFFFFFFFF)  # empty last block + Adler-32
+    return first + block * (decoded_mb - 1) + final
+
+
 def pdf_flate_bomb(decoded_mb: int = 1024) -> bytes:
     """A one-page PDF whose content stream is `decoded_mb` MiB of zeros, flate-compressed
     (about 1 MiB on disk per GiB decoded)."""
-    comp = zlib.compressobj(9)
-    chunk = b"\x00" * (1024 * 1024)
-    body = b"".join(comp.compress(chunk) for _ in range(decoded_mb)) + comp.flush()
+    body = flate_zeros(decoded_mb)
     stream = (f"<< /Length {len(body)} /Filter /FlateDecode >>\nstream\n".encode() + body
               + b"\nendstream")
     return _raw_pdf([
@@ -386,11 +402,11 @@ def _docx_with_document(document: bytes, *, level: int = 9) -> bytes:
     return buf.getvalue()
 
 
-def zip_bomb_ratio(decoded_mb: int = 200) -> bytes:
+def zip_bomb_ratio(decoded_mb: int = 32) -> bytes:
     """A DOCX whose document.xml inflates to `decoded_mb` MiB (ratio about 1000:1)."""
     body = b'<w:document xmlns:w="' + _W.encode() + b'"><w:body>'
     filler = b" " * (decoded_mb * 1024 * 1024)
-    return _docx_with_document(body + filler + b"</w:body></w:document>", level=1)
+    return _docx_with_document(body + filler + b"</w:body></w:document>")
 
 
 def zip_bomb_entries(count: int = 20_000) -> bytes:
@@ -403,7 +419,7 @@ def zip_bomb_entries(count: int = 20_000) -> bytes:
     return buf.getvalue()
 
 
-def zip_lying_size(decoded_mb: int = 100) -> bytes:
+def zip_lying_size(decoded_mb: int = 32) -> bytes:
     """A DOCX whose document.xml declares 1 KiB but inflates to `decoded_mb` MiB."""
     data = bytearray(zip_bomb_ratio(decoded_mb))
     with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:

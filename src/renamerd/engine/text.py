@@ -34,7 +34,7 @@ class DocumentText:
     """The text of a document, page by page, read lazily and cached.
 
     Attributes: `format`, `page_count`, `ocr_used` (True once any page came from OCR),
-    `pages_read` (pages extracted so far), `ocr_languages` (tesseract language string(s) used,
+    `pages_read` (pages extracted so far), `ocr_pages` (pages OCR'd so far), `ocr_languages` (tesseract language string(s) used,
     comma-separated when a page was re-read in a second language, else None).
     Not thread-safe: one instance per document and caller.
     """
@@ -54,6 +54,11 @@ class DocumentText:
     def pages_read(self) -> int:
         """Number of distinct pages extracted so far."""
         return len(self._cache)
+
+    @property
+    def ocr_pages(self) -> int:
+        """Number of pages OCR'd so far (each costs a tesseract run of about a second)."""
+        return self._ocr_pages
 
     @property
     def ocr_languages(self) -> str | None:

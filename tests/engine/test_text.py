@@ -1,0 +1,261 @@
+"""open_text(): lazy page texts from every format, OCR only where and when needed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from engine import docmaker as dm
+from renamerd.engine.readers.langid import guess_language
+from renamerd.engine.readers.legacy import convert_command
+from renamerd.engine.text import open_text
+from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
+
+CFG = EngineConfig()
+INVOICE = [
+    "Northwind Traders Ltd",
+    "12 High Street, London",
+    "",
+    "INVOICE",
+    "Invoice number: INV-2024-0042",
+    "Invoice date: 14 March 2024",
+    "Total amount due: 1,440.00 GBP",
+]
+RECHNUNG = [
+    "Müller & Söhne GmbH",
+    "Hauptstraße 5, 80331 München",
+    "",
+    "Rechnung Nr. 4711",
+    "Rechnungsdatum: 03.04.2024",
+    "Sehr geehrte Damen und Herren, wir bedanken uns für Ihren Auftrag.",
+    "Bitte überweisen Sie den Betrag von 120,00 EUR bis zum 17.04.2024.",
+    "Die Lieferung erfolgte gemäß unseren Bedingungen und der Vereinbarung mit Ihnen.",
+]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_text_pdf_reads_layer_without_ocr() -> None:
+    doc = open_text(dm.make_pdf(INVOICE), CFG)
+    assert doc.format.kind == "pdf" and doc.page_count == 1
+    assert doc.pages_read == 0
+    text = doc.page(0)
+    assert "Invoice number: INV-2024-0042" in text
+    assert (doc.pages_read, doc.ocr_used, doc.ocr_pages, doc.ocr_languages) == (1, False, 0, None)
+    assert doc.page(0) is text  # cached
+
+
+def test_pages_are_read_lazily_and_index_checked() -> None:
+    doc = open_text(dm.make_pdf_pages([["page one"] * 3, ["page two"] * 3, ["page three"]]), CFG)
+    assert doc.page_count == 3
+    assert "page two" in doc.page(1)
+    assert doc.pages_read == 1
+    with pytest.raises(IndexError):
+        doc.page(3)
+    with pytest.raises(IndexError):
+        doc.page(-1)
+    assert doc.text().count("\f") == 2 and doc.pages_read == 3
+
+
+def test_scanned_pdf_ocrs_only_the_page_asked_for() -> None:
+    data = dm.make_scanned_pdf([INVOICE, ["Page two", "Terms and conditions apply"]])
+    doc = open_text(data, CFG)
+    assert doc.page_count == 2 and not doc.ocr_used
+    assert "INV-2024-0042" in doc.page(0)
+    assert doc.ocr_used and doc.ocr_pages == 1 and doc.pages_read == 1
+    assert doc.ocr_languages == "eng"
+    assert "Terms and conditions" in doc.page(1)
+    assert doc.ocr_pages == 2
+
+
+def test_mixed_pdf_ocrs_only_scanned_pages() -> None:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for part in (dm.make_pdf(INVOICE), dm.make_scanned_pdf([["Scanned appendix page"]])):
+        for page in PdfReader(io.BytesIO(part)).pages:
+            writer.add_page(page)
+    out = io.BytesIO()
+    writer.write(out)
+    doc = open_text(out.getvalue(), CFG)
+    assert "Northwind" in doc.page(0) and not doc.ocr_used
+    assert "Scanned appendix" in doc.page(1) and doc.ocr_pages == 1
+
+
+@pytest.mark.parametrize("fmt", ["png", "jpeg", "tiff"])
+def test_image_formats_are_ocrd(fmt: str) -> None:
+    doc = open_text(dm.make_scan(INVOICE, fmt=fmt, noise=0.02), CFG)
+    assert doc.format.kind == fmt and doc.page_count == 1
+    text = _words(doc.page(0))
+    assert "Invoice number: INV-2024-0042" in text and "14 March 2024" in text
+    assert doc.ocr_used
+
+
+def test_multi_page_tiff_has_a_page_per_frame() -> None:
+    pages = [["Frame one", "Alpha"], ["Frame two", "Bravo"], ["Frame three", "Charlie"]]
+    doc = open_text(dm.make_tiff(pages), CFG)
+    assert doc.page_count == 3
+    assert "Charlie" in doc.page(2) and doc.ocr_pages == 1
+    assert "Alpha" in doc.page(0) and "Bravo" not in doc.page(0)
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_rotated_scan_is_read_upright(rotate: int) -> None:
+    doc = open_text(dm.make_scan(INVOICE, rotate=rotate), CFG)
+    text = _words(doc.page(0))
+    assert "Invoice number: INV-2024-0042" in text
+    assert "Northwind Traders" in text
+
+
+def test_pdf_page_rotation_is_applied() -> None:
+    doc = open_text(dm.make_scanned_pdf([INVOICE], rotate=90, page_rotation=270), CFG)
+    assert "INV-2024-0042" in doc.page(0)
+
+
+def test_second_language_is_chosen_from_the_text() -> None:
+    doc = open_text(dm.make_scan(RECHNUNG), CFG)
+    text = doc.page(0)
+    assert doc.ocr_languages == "eng,deu"
+    assert "Müller & Söhne GmbH" in text and "München" in text
+
+
+def test_configured_language_is_used_first() -> None:
+    doc = open_text(dm.make_scan(RECHNUNG), EngineConfig(ocr_languages=("de",)))
+    assert "Müller" in doc.page(0)
+    assert doc.ocr_languages == "deu"
+
+
+def test_ocr_budget_stops_at_ocr_max_pages() -> None:
+    doc = open_text(dm.make_tiff([["First page text"], ["Second page text"]]),
+                    EngineConfig(ocr_max_pages=1))
+    assert "First page" in doc.page(0)
+    assert doc.page(1) == "" and doc.ocr_pages == 1
+
+
+def test_ocr_timeout_is_enforced() -> None:
+    doc = open_text(dm.make_scan(INVOICE), EngineConfig(ocr_timeout_s=0.001))
+    with pytest.raises(UnreadableDocument, match="OCR took longer"):
+        doc.page(0)
+
+
+def test_missing_tesseract_is_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RENAMERD_TESSERACT", "/nonexistent/tesseract")
+    doc = open_text(dm.make_scan(INVOICE), CFG)
+    with pytest.raises(UnsupportedDocument, match="tesseract is not installed"):
+        doc.page(0)
+
+
+def test_docx_header_body_footer_and_page_breaks() -> None:
+    data = dm.make_docx(["Invoice INV-9", "Date\t2024-01-31", "Page two body"],
+                        header=["Contoso Ltd letterhead"], footer=["VAT GB 123 4567 89"],
+                        page_break_before=[2])
+    doc = open_text(data, CFG)
+    assert doc.page_count == 2
+    first = doc.page(0).splitlines()
+    assert first == ["Contoso Ltd letterhead", "Invoice INV-9", "Date\t2024-01-31",
+                     "VAT GB 123 4567 89"]
+    assert doc.page(1) == "Page two body"
+
+
+def test_xlsx_sheets_strings_numbers_and_dates() -> None:
+    data = dm.make_xlsx([
+        [["Invoice", "INV-77"], ["Date", dt.date(2024, 2, 29)], ["Total", 99.5]],
+        [["Second sheet"]],
+    ])
+    doc = open_text(data, CFG)
+    assert doc.page_count == 2
+    assert doc.page(0).splitlines() == ["Invoice\tINV-77", "Date\t2024-02-29", "Total\t99.5"]
+    assert doc.page(1) == "Second sheet"
+
+
+def test_pptx_one_page_per_slide() -> None:
+    doc = open_text(dm.make_pptx([["Quarterly report", "Fabrikam"], ["Thanks"]]), CFG)
+    assert doc.page_count == 2
+    assert doc.page(0) == "Quarterly report\nFabrikam" and doc.page(1) == "Thanks"
+
+
+def test_legacy_office_without_libreoffice(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no soffice on an empty PATH
+    monkeypatch.delenv("RENAMERD_SOFFICE", raising=False)
+    for kind in ("doc", "xls", "ppt"):
+        with pytest.raises(UnsupportedDocument, match="LibreOffice"):
+            open_text(dm.make_ole(kind), CFG)
+
+
+def test_convert_command_isolates_profile_and_output(tmp_path: Path) -> None:
+    cmd = convert_command("/usr/bin/soffice", tmp_path / "document.doc", tmp_path)
+    assert cmd[0] == "/usr/bin/soffice"
+    assert f"-env:UserInstallation={(tmp_path / 'profile').as_uri()}" in cmd
+    assert cmd[cmd.index("--convert-to") + 1] == "pdf"
+    assert cmd[cmd.index("--outdir") + 1] == str(tmp_path / "out")
+    assert "--headless" in cmd and cmd[-1] == str(tmp_path / "document.doc")
+
+
+def _fake_soffice(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "soffice"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_legacy_conversion_with_a_stand_in_converter(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    """A script speaking soffice's command line: checks the arguments, writes the PDF."""
+    pdf = tmp_path / "converted.pdf"
+    pdf.write_bytes(dm.make_pdf(["Converted from DOC", "Invoice 31337"]))
+    script = _fake_soffice(tmp_path, f"""
+case "$1" in -env:UserInstallation=file://*) ;; *) exit 3;; esac
+[ "$2" = --headless ] || exit 4
+for last; do :; done
+outdir=""; prev=""
+for a in "$@"; do [ "$prev" = --outdir ] && outdir="$a"; prev="$a"; done
+mkdir -p "$outdir" && cp {pdf} "$outdir/$(basename "${{last%.*}}").pdf"
+""")
+    monkeypatch.setenv("RENAMERD_SOFFICE", str(script))
+    doc = open_text(dm.make_ole("doc"), CFG)
+    assert doc.format.kind == "doc" and doc.format.extension == ".doc"
+    assert "Invoice 31337" in doc.page(0)
+
+
+def test_legacy_conversion_timeout_kills_converter(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    script = _fake_soffice(tmp_path, "sleep 30\n")
+    monkeypatch.setenv("RENAMERD_SOFFICE", str(script))
+    with pytest.raises(UnreadableDocument, match="longer than"):
+        open_text(dm.make_ole("xls"), EngineConfig(ocr_timeout_s=0.5))
+
+
+def test_legacy_conversion_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("RENAMERD_SOFFICE", str(_fake_soffice(tmp_path, "exit 1\n")))
+    with pytest.raises(UnreadableDocument, match="could not convert"):
+        open_text(dm.make_ole("ppt"), CFG)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Rechnung fur Ihre Bestellung, bitte zahlen Sie den Betrag mit der Uberweisung", "deu"),
+        ("Facture pour votre commande, le montant est du avec les frais et des taxes", "fra"),
+        ("Invoice for your order, please pay the amount due with the reference", "eng"),
+        ("Factuur voor uw bestelling, het bedrag is voor de betaling van een", "nld"),
+        ("ok", None),
+    ],
+)
+def test_guess_language(text: str, lang: str | None) -> None:
+    assert guess_language(text) == lang
+
+
+def test_no_stray_files_left_in_tmp() -> None:
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    before = {p.name for p in tmp.glob("renamerd-ocr-*")}
+    open_text(dm.make_scan(["Short text"], dpi=100), CFG).page(0)
+    assert {p.name for p in tmp.glob("renamerd-ocr-*")} <= before
