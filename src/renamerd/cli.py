@@ -18,6 +18,7 @@ from renamerd.context import AppContext, CliError, config_option
 #: command modules, in help order; each has `register(cli)`
 COMMAND_MODULES = [
     "renamerd.commands.admin",
+    "renamerd.commands.api",
 ]
 
 
