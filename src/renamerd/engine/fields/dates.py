@@ -1,0 +1,244 @@
+"""The document's own date: every date in the text, scored by the label before it.
+
+Issue-date labels ("invoice date", "Rechnungsdatum", "data wystawienia"...) weigh most, a bare
+"date" label less, due/delivery/birth/period labels count against a date. Day/month order for
+numeric dates comes from unambiguous dates in the same document, else from the language.
+Never invents a date: no candidate, no date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+
+MIN_YEAR = 1980
+LABEL_WEIGHTS = {
+    "issue_date": 6.0, "date": 2.5, "due_date": -5.0, "delivery_date": -4.0,
+    "birth_date": -8.0, "period": -3.0,
+}
+_GAP = re.compile(r"^[\s:.#\-|/()=]*$")
+_RANGE_AFTER = re.compile(
+    r"^\s*(?:-|–|to|till|until|bis|au|al|a|do|til|till|tot|ile|–|~)\s*\d", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class DateCandidate:
+    value: dt.date
+    start: int
+    end: int
+    line: Line
+    raw: str
+    ambiguous: bool  # numeric with day and month both <= 12
+    score: float = 0.0
+    label: str = ""
+    label_kind: str = ""
+
+
+@functools.cache
+def _month_table() -> dict[str, int]:
+    names: dict[str, int] = {}
+    for lang in LANGUAGES:
+        for number, variants in enumerate(load(lang)["months"], start=1):
+            for name in variants:
+                names.setdefault(fold(name), number)
+    return names
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    months = "|".join(re.escape(m) for m in sorted(_month_table(), key=len, reverse=True))
+    numeric = re.compile(
+        r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|\d{2})(?![\d])"
+    )
+    dmy = re.compile(
+        r"(?<![\w])(\d{1,2})(?:st|nd|rd|th|er|e|o)?\.?[ \t\-/]*(?:de[ \t]+|of[ \t]+)?"
+        rf"({months})\.?[ \t\-/,]*(?:de[ \t]+)?'?(\d{{4}}|\d{{2}})(?!\w)"
+    )
+    mdy = re.compile(
+        rf"(?<![\w])({months})\.?[ \t\-]*(\d{{1,2}})(?:st|nd|rd|th)?,?[ \t\-]+(\d{{4}})(?!\w)"
+    )
+    return numeric, dmy, mdy
+
+
+@functools.cache
+def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    kinds: dict[str, str] = {}
+    langs = [language] if language == "en" else [language, "en"]
+    for lang in langs:
+        labels = load(lang)["labels"]
+        for kind in LABEL_WEIGHTS:
+            for phrase in labels.get(kind, []):
+                if lang != language and len(phrase) <= 4:
+                    continue  # short English words ("to", "dob") only for English documents
+                kinds.setdefault(fold(phrase), kind)
+    return re.compile(alternation(set(kinds))), kinds
+
+
+def _year(y: str) -> int:
+    n = int(y)
+    if len(y) == 2:
+        return 2000 + n if n <= 69 else 1900 + n
+    return n
+
+
+def _make(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
+    """Every plausible date in the document, unscored, in text order.
+
+    `day_first` decides numeric dates where both orders are valid.
+    """
+    numeric, dmy, mdy = _patterns()
+    months = _month_table()
+    max_year = dt.date.today().year + 2
+    out: list[DateCandidate] = []
+    taken: list[tuple[int, int]] = []
+    text = doc.folded
+    for m in dmy.finditer(text):
+        value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], False))
+            taken.append((m.start(), m.end()))
+    for m in mdy.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        value = _make(int(m.group(3)), months[m.group(1)], int(m.group(2)))
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], False))
+    for m in numeric.finditer(text):
+        a, _sep, b, c = m.group(1), m.group(2), m.group(3), m.group(4)
+        ambiguous = False
+        if len(a) == 4:
+            if len(c) == 4:
+                continue
+            value = _make(int(a), int(b), int(c))
+        elif len(a) <= 2:
+            x, y, year = int(a), int(b), _year(c)
+            if x > 12 and y <= 12:
+                value = _make(year, y, x)
+            elif y > 12 and x <= 12:
+                value = _make(year, x, y)
+            elif x <= 12 and y <= 12:
+                ambiguous = x != y
+                value = _make(year, y, x) if day_first else _make(year, x, y)
+            else:
+                value = None
+        else:
+            continue
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], ambiguous))
+    out = [c for c in out if MIN_YEAR <= c.value.year <= max_year]
+    out.sort(key=lambda c: c.start)
+    return out
+
+
+def infer_day_first(doc: Doc, default: bool) -> tuple[bool, bool]:
+    """(day_first, decided_by_document): from numeric dates with a part above 12."""
+    numeric, _, _ = _patterns()
+    votes_day = votes_month = 0
+    for m in numeric.finditer(doc.folded):
+        if len(m.group(1)) > 2:
+            continue
+        x, y = int(m.group(1)), int(m.group(3))
+        if 12 < x <= 31 and y <= 12:
+            votes_day += 1
+        elif 12 < y <= 31 and x <= 12:
+            votes_month += 1
+    if votes_day == votes_month:
+        return default, False
+    return votes_day > votes_month, True
+
+
+def _label_before(doc: Doc, cand: DateCandidate, language: str) -> tuple[str, str, float]:
+    """(label text, kind, distance factor) of the label just before the candidate, if any."""
+    pattern, kinds = _label_pattern(language)
+    line = cand.line
+    prefix = doc.folded[line.start:cand.start]
+    best: tuple[str, str, float] = ("", "", 0.0)
+    matches = list(pattern.finditer(prefix))
+    if matches:
+        last = matches[-1]
+        gap = prefix[last.end():]
+        if _GAP.match(gap) and len(gap) <= 40:
+            return last.group(0), _kind_of(last.group(0), kinds), 1.0
+        words = re.findall(r"[^\W\d_]+", gap)
+        if len(gap) <= 30 and len(words) <= 3 and not re.search(r"\d", gap):
+            return last.group(0), _kind_of(last.group(0), kinds), 0.6
+    if prefix.strip(" :|-") == "" and line.index > 0:
+        prev = doc.lines[line.index - 1]
+        pm = list(pattern.finditer(prev.folded))
+        if pm and _GAP.match(prev.folded[pm[-1].end():]):
+            return pm[-1].group(0), _kind_of(pm[-1].group(0), kinds), 0.8
+    return best
+
+
+def _kind_of(label: str, kinds: dict[str, str]) -> str:
+    return kinds.get(re.sub(r"[ \t]+", " ", label), "date")
+
+
+def best_date(
+    doc: Doc, language: str, day_first: bool, order_known: bool = True
+) -> tuple[list[DateCandidate], float]:
+    """Scored candidates (best first) and the confidence in the first one (0 when none).
+
+    Never returns today's date unless the document states it.
+    """
+    cands = find_dates(doc, day_first)
+    if not cands:
+        return [], 0.0
+    counts: dict[dt.date, int] = {}
+    for c in cands:
+        counts[c.value] = counts.get(c.value, 0) + 1
+    today = dt.date.today()
+    scored: list[DateCandidate] = []
+    for c in cands:
+        label, kind, factor = _label_before(doc, c, language)
+        score = 1.0
+        if kind:
+            score += LABEL_WEIGHTS[kind] * factor
+        score += 0.8 * (1.0 - doc.relative_position(c.line))
+        score += 0.4 * min(counts[c.value] - 1, 2)
+        after = doc.folded[c.end:c.end + 12]
+        before = doc.folded[max(c.start - 4, c.line.start):c.start]
+        if _RANGE_AFTER.match(after) or re.search(r"[-–]\s*$", before):
+            score -= 2.5
+        if c.value > today:
+            score -= 1.0
+        if c.line.page > 1:
+            score -= 0.5
+        scored.append(DateCandidate(c.value, c.start, c.end, c.line, c.raw, c.ambiguous,
+                                    score, label, kind))
+    scored.sort(key=lambda c: (-c.score, c.start))
+    top = scored[0]
+    rival = next((c.score for c in scored if c.value != top.value), None)
+    if top.label_kind == "issue_date":
+        conf = 0.93
+    elif top.label_kind == "date":
+        conf = 0.8
+    else:
+        conf = 0.55
+    if rival is not None:
+        margin = top.score - rival
+        if margin < 1.0:
+            conf -= 0.2
+        elif margin < 3.0:
+            conf -= 0.08
+    else:
+        conf += 0.04
+    if top.ambiguous and not order_known:
+        conf -= 0.1
+    return scored, max(0.05, min(conf, 0.99))

@@ -1,0 +1,74 @@
+"""The document type, from type keywords of the lexicon (headings weigh three times more)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from renamerd.engine.fields.document import Doc
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+
+HEADING_LINES = 8
+#: more specific types win ties against the general ones they resemble
+PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
+            "bank_statement", "tax_document", "quote", "receipt", "invoice", "insurance",
+            "contract", "letter")
+
+
+@dataclass(frozen=True)
+class TypeGuess:
+    value: str
+    score: float
+    scores: dict[str, float]
+    evidence: str
+
+
+@functools.cache
+def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool]]]:
+    kinds: dict[str, tuple[str, bool]] = {}
+    langs = [language, "en"] if language != "en" else ["en"]
+    langs += [lang for lang in LANGUAGES if lang not in langs]
+    for i, lang in enumerate(langs):
+        for kind, phrases in load(lang)["types"].items():
+            for p in phrases:
+                heading_only = p.startswith("^")
+                key = fold(p.lstrip("^"))
+                if i >= 2 and (heading_only or len(key) < 6):
+                    continue  # other languages: only long, specific words
+                kinds.setdefault(key, (kind, heading_only))
+    return re.compile(alternation(set(kinds))), kinds
+
+
+def guess_type(doc: Doc, language: str) -> TypeGuess:
+    """The best document type ("other" when nothing matched) with per-type scores."""
+    pattern, kinds = _patterns(language)
+    scores: dict[str, float] = {}
+    evidence: dict[str, str] = {}
+    for line in doc.lines:
+        heading = line.index < HEADING_LINES and line.page == 1
+        for m in pattern.finditer(line.folded):
+            kind, heading_only = kinds[re.sub(r"[ \t]+", " ", m.group(0))]
+            if heading_only and not heading:
+                continue
+            weight = 3.0 if heading else 1.0
+            if heading and len(line.folded) <= len(m.group(0)) + 25:
+                weight += 2.0  # a title line: the keyword is most of the line
+            if line.page > 1:
+                weight *= 0.5
+            scores[kind] = scores.get(kind, 0.0) + weight
+            evidence.setdefault(kind, line.text)
+    if not scores:
+        return TypeGuess("other", 0.0, {}, "")
+    best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
+    return TypeGuess(best, scores[best], scores, evidence[best])
+
+
+def type_confidence(guess: TypeGuess) -> float:
+    if guess.value == "other":
+        return 0.3
+    rival = max((s for k, s in guess.scores.items() if k != guess.value), default=0.0)
+    conf = 0.55 + 0.06 * min(guess.score, 6.0)
+    if guess.score - rival < 2.0:
+        conf -= 0.2
+    return max(0.1, min(conf, 0.97))

@@ -1,0 +1,59 @@
+"""The text of a document as the field extractors see it: lines with offsets, folded once."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from renamerd.engine.lexicon import fold
+
+_SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
+
+
+@dataclass(frozen=True)
+class Line:
+    index: int
+    start: int  # offset of the line in Doc.text
+    text: str
+    folded: str
+    page: int  # 1-based
+
+
+@dataclass
+class Doc:
+    """Pages joined with newlines; `folded` has the same offsets as `text`."""
+
+    text: str
+    folded: str
+    lines: list[Line]
+    pages: int
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_pages(cls, pages: list[str]) -> Doc:
+        """Build from page texts (blank runs collapsed, empty lines dropped). Pure."""
+        parts: list[str] = []
+        lines: list[Line] = []
+        offset = 0
+        for page_no, page in enumerate(pages, start=1):
+            for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n"):
+                clean = _SPACES.sub(" ", raw).strip()
+                if not clean:
+                    continue
+                lines.append(Line(len(lines), offset, clean, fold(clean), page_no))
+                parts.append(clean)
+                offset += len(clean) + 1
+        text = "\n".join(parts)
+        doc = cls(text=text, folded=fold(text), lines=lines, pages=len(pages))
+        doc._starts = [ln.start for ln in lines]
+        return doc
+
+    def line_at(self, offset: int) -> Line:
+        """The line holding `offset` (an offset into `text`)."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return self.lines[max(i, 0)]
+
+    def relative_position(self, line: Line) -> float:
+        """0.0 for the first line, 1.0 for the last."""
+        return line.index / max(len(self.lines) - 1, 1)

@@ -1,0 +1,231 @@
+"""The issuer (sender) of a document: letterhead, sender line, footer, legal suffixes, ids.
+
+Lines in the recipient block ("Bill to", "Rechnungsempfänger", the address window under a
+DIN sender line...) never count. Each candidate line is scored by where it sits and what it
+carries (legal suffix, nearby VAT/registration id, match with an e-mail or web domain,
+repetition); the best one wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+
+_INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
+                "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
+                "berhad", "limited", "corporation"}
+_DOMAIN = re.compile(r"(?:[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b", re.I)
+_GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
+                    "t-online", "live", "orange", "free", "aol", "protonmail"}
+_ADDRESS = re.compile(
+    r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
+    r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
+    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building)(?!\w)",
+    re.I,
+)
+_POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
+_PHONE = re.compile(r"(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}", re.I)
+_BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
+                      r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
+_SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
+_LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
+
+
+@dataclass(frozen=True)
+class IssuerCandidate:
+    value: str
+    line: Line
+    score: float
+    reasons: tuple[str, ...]
+
+
+@functools.cache
+def _suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    suffixes = common()["legal_suffixes"]
+    strict = {s for s in suffixes if s.lower() not in _INSENSITIVE}
+    loose = {s.lower() for s in suffixes if s.lower() in _INSENSITIVE}
+    return re.compile(alternation(strict, exact=True)), re.compile(alternation(loose, exact=True),
+                                                                    re.I)
+
+
+def legal_suffix(text: str) -> re.Match[str] | None:
+    """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
+    strict, loose = _suffix_patterns()
+    found = [m for p in (strict, loose) for m in p.finditer(text)]
+    if not found:
+        return None
+    return max(found, key=lambda m: (m.end(), m.end() - m.start()))
+
+
+@functools.cache
+def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    langs = {language, "en"}
+    recipient: set[str] = set()
+    words: set[str] = set()
+    for lang in langs:
+        table = load(lang)
+        recipient.update(table["labels"]["recipient"])
+        for kind, phrases in table["labels"].items():
+            if kind not in ("recipient",):
+                words.update(p for p in phrases if len(p) > 3)
+        for phrases in table["types"].values():
+            words.update(p.lstrip("^") for p in phrases)
+    registration: set[str] = set()
+    for lang in LANGUAGES:
+        registration.update(load(lang)["labels"].get("registration", []))
+    rec = re.compile(r"^(?:" + alternation(recipient) + r")\s*(?::|$)")
+    return rec, re.compile(alternation(words)), re.compile(alternation(registration))
+
+
+def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
+    """Indexes of lines in recipient blocks, and the index of a DIN sender line if found."""
+    skip: set[int] = set()
+    sender_line: int | None = None
+    for line in doc.lines[:40]:
+        m = rec.match(line.folded)
+        if m:
+            rest = line.folded[m.end():].strip()
+            skip.add(line.index)
+            for j in range(line.index + 1, min(line.index + (4 if rest else 5), len(doc.lines))):
+                skip.add(j)
+    for line in doc.lines[:14]:
+        if (len(_SEPARATORS.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
+                and len(line.text) < 130 and line.index not in skip):
+            sender_line = line.index
+            for j in range(line.index + 1, min(line.index + 5, len(doc.lines))):
+                skip.add(j)
+            break
+    return skip, sender_line
+
+
+def _clean(value: str) -> str:
+    value = _LABEL_PREFIX.sub("", value)
+    value = re.sub(r"\s+", " ", value).strip(" \t,;:-–·|•*#_~\"'")
+    return value[:100].strip()
+
+
+def _letters_ratio(text: str) -> float:
+    letters = sum(ch.isalpha() for ch in text)
+    return letters / max(len(text.replace(" ", "")), 1)
+
+
+def _domains(doc: Doc) -> list[str]:
+    out: list[str] = []
+    for m in _DOMAIN.finditer(doc.text):
+        parts = m.group(1).lower().split(".")
+        label = parts[-1] if parts else ""
+        if label and label not in _GENERIC_DOMAINS and len(label) >= 3:
+            out.append(label)
+    return out
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", fold(text))
+
+
+def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
+    """Scored issuer candidates, best first. Pure; a few ms on a page of text."""
+    if not doc.lines:
+        return []
+    rec, vocab, registration = _vocab(language)
+    skip, sender_line = _recipient_lines(doc, rec)
+    domains = _domains(doc)
+    n = len(doc.lines)
+    reg_lines = {ln.index for ln in doc.lines if registration.search(ln.folded)}
+    all_keys = "\n".join(_key(ln.text) for ln in doc.lines)
+    wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
+    candidates: list[IssuerCandidate] = []
+    for line in doc.lines:
+        suffix = legal_suffix(line.text)
+        if line.index not in wanted and not suffix:
+            continue
+        if line.index in skip:
+            continue
+        text = line.text
+        reasons: list[str] = []
+        score = 0.0
+        if sender_line == line.index:
+            text = _SEPARATORS.split(text)[0]
+            score += 3.5
+            reasons.append("sender line")
+        if suffix and sender_line != line.index:
+            start = 0
+            head = text[:suffix.start()]
+            cut = max(head.rfind(" · "), head.rfind(" | "), head.rfind(": "), head.rfind(", "))
+            if cut >= 0:
+                start = cut + 2
+            text = text[start:suffix.end()]
+        elif line.index + 1 < n and legal_suffix(doc.lines[line.index + 1].text) and \
+                _letters_ratio(doc.lines[line.index + 1].text[:20]) > 0.5 and \
+                len(doc.lines[line.index + 1].text) <= 25 and line.index + 1 not in skip:
+            nxt = doc.lines[line.index + 1].text
+            sm = legal_suffix(nxt)
+            if sm is not None and sm.start() <= 2:
+                text = f"{text} {nxt[:sm.end()]}"
+                suffix = legal_suffix(text)
+        value = _clean(_SEPARATORS.split(text)[0] if not suffix else text)
+        if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80:
+            continue
+        folded = fold(value)
+        if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
+            continue
+        if re.search(r"https?://|www\.", folded):
+            continue
+        if suffix:
+            score += 4.0
+            reasons.append("legal suffix")
+            if suffix.start() <= 1:
+                score -= 3.0
+        if line.index < 6:
+            score += 3.0 - 0.5 * line.index
+            reasons.append("letterhead")
+        elif line.index >= n - 10:
+            score += 1.0
+            reasons.append("footer")
+        if any(abs(line.index - r) <= 2 for r in reg_lines):
+            score += 1.0
+            reasons.append("near registration id")
+        k = _key(value)
+        if len(k) >= 3 and all_keys.count(k) >= 2:
+            score += 1.5
+            reasons.append("repeated")
+        if domains and len(k) >= 3 and any(
+                d.replace("-", "") in k or (len(k) >= 4 and k[:6] in d.replace("-", ""))
+                for d in domains):
+            score += 2.0
+            reasons.append("matches e-mail/web domain")
+        if vocab.search(folded):
+            score -= 2.5
+        if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix):
+            score -= 3.0
+        if _BANKISH.search(line.text):
+            score -= 4.0
+        if sum(ch.isdigit() for ch in value) > 3:
+            score -= 1.5
+        if len(value.split()) > 7:
+            score -= 2.0
+        if value.endswith(".") and len(value.split()) > 4 and not suffix:
+            score -= 2.0
+        candidates.append(IssuerCandidate(value, line, score, tuple(reasons)))
+    if not candidates and domains:
+        first = doc.lines[0]
+        candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,
+                                          ("e-mail/web domain only",)))
+    candidates.sort(key=lambda c: (-c.score, c.line.index))
+    return candidates
+
+
+def issuer_confidence(cands: list[IssuerCandidate]) -> float:
+    """How sure the best candidate is right (0 when there is none)."""
+    if not cands:
+        return 0.0
+    top = cands[0].score
+    rival = next((c.score for c in cands[1:] if _key(c.value) != _key(cands[0].value)), None)
+    conf = 0.35 + 0.07 * max(min(top, 8.0), 0.0)
+    if rival is not None and top - rival < 1.5:
+        conf -= 0.2
+    return max(0.05, min(conf, 0.97))

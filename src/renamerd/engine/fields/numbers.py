@@ -1,0 +1,161 @@
+"""Invoice numbers (after their labels, in every lexicon language) and the total amount."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+
+_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
+_GAP = re.compile(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)\.?[\s:.#°º]*)?$",
+                  re.I)
+_DATE_LIKE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{2,4}$")
+_AMOUNT = re.compile(
+    r"(?<![\w.,])(?:(?P<cur1>[€$£₺¥₹]|r\$|us\$|rm|eur|usd|gbp|chf|pln|czk|sek|dkk|nok|try|myr)"
+    r"\s?)?(?P<num>\d{1,3}(?:[.,' ]\d{3})*(?:[.,]\d{2})|\d+(?:[.,]\d{2}))(?!\d)"
+    r"(?:\s?(?P<cur2>€|eur|usd|\$|£|gbp|chf|zł|zl|pln|kč|czk|sek|dkk|nok|kr\.?|₺|tl|try|rm|myr))?",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class NumberCandidate:
+    value: str
+    line: Line
+    score: float
+    label: str
+
+
+@functools.cache
+def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
+    strong: set[str] = set()
+    weak: set[str] = set()
+    other: set[str] = set()
+    for lang in LANGUAGES:
+        labels = load(lang)["labels"]
+        for p in labels["invoice_number"]:
+            if lang == language or lang == "en" or len(p) > 6:
+                (strong if len(p) > 7 or "#" in p else weak).add(fold(p))
+        for p in labels["other_number"]:
+            if lang == language or lang == "en" or len(p) > 5:
+                other.add(fold(p))
+    pattern = re.compile(alternation(strong | weak | other))
+    return pattern, strong, weak
+
+
+def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
+    """Values following an invoice-number label (same line or the line below), best first."""
+    pattern, strong, weak = _number_labels(language)
+    out: list[NumberCandidate] = []
+    for line in doc.lines:
+        for m in pattern.finditer(line.folded):
+            label = re.sub(r"[ \t]+", " ", m.group(0))
+            if label not in strong and label not in weak:
+                continue
+            rest = line.text[m.end():]
+            gap_m = re.match(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
+                             r"\.?[\s:.#°º]+)?", rest, re.I)
+            offset = gap_m.end() if gap_m else 0
+            vm = _VALUE.match(rest[offset:])
+            source_line = line
+            if not vm and not rest[offset:].strip() and line.index + 1 < len(doc.lines):
+                source_line = doc.lines[line.index + 1]
+                vm = _VALUE.match(source_line.text)
+            if not vm:
+                continue
+            value = vm.group(0).rstrip("./-_")
+            if not any(ch.isdigit() for ch in value) or _DATE_LIKE.match(value):
+                continue
+            if len(value) < 3 and not value.isdigit():
+                continue
+            score = 5.0 if label in strong else 2.5
+            if source_line is not line:
+                score -= 1.0
+            score -= 0.3 * min(line.index, 10) / 10
+            if line.page > 1:
+                score -= 0.5
+            out.append(NumberCandidate(value, source_line, score, m.group(0)))
+    out.sort(key=lambda c: (-c.score, c.line.index))
+    return out
+
+
+def number_confidence(cands: list[NumberCandidate]) -> float:
+    if not cands:
+        return 0.0
+    top = cands[0]
+    rival = next((c for c in cands[1:] if c.value != top.value), None)
+    conf = 0.92 if top.score >= 4 else 0.6
+    if rival is not None and top.score - rival.score < 1.0:
+        conf -= 0.25
+    return max(0.05, conf)
+
+
+@functools.cache
+def _total_labels(language: str) -> re.Pattern[str]:
+    phrases: set[str] = set()
+    for lang in {language, "en"}:
+        phrases.update(load(lang)["labels"]["total"])
+    return re.compile(alternation(phrases))
+
+
+def parse_amount(num: str) -> float | None:
+    """'1.234,56' / '1,234.56' / "1'234.56" / '1 234,56' -> 1234.56."""
+    num = num.replace(" ", "").replace("'", "")
+    if re.search(r"[.,]\d{2}$", num):
+        whole, frac = num[:-3], num[-2:]
+        whole = re.sub(r"[.,]", "", whole)
+        try:
+            return float(f"{whole}.{frac}")
+        except ValueError:
+            return None
+    try:
+        return float(re.sub(r"[.,]", "", num))
+    except ValueError:
+        return None
+
+
+def _currency(token: str | None, language: str) -> str | None:
+    if not token:
+        return None
+    table: dict[str, str] = common()["currencies"]
+    code = table.get(token.lower().rstrip("."), table.get(token.lower()))
+    if code == "KR":
+        code = common()["kr_by_language"].get(language)
+    return code
+
+
+def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line | None]:
+    """(amount as 'NNNN.NN', ISO currency or None, line) of the labelled total, if any.
+
+    The last total-labelled line wins ("Total" after "Subtotal"); the amount is the last one
+    on that line or the first on the next.
+    """
+    labels = _total_labels(language)
+    best: tuple[str | None, str | None, Line | None] = (None, None, None)
+    doc_currency: str | None = None
+    for m in _AMOUNT.finditer(doc.text):
+        doc_currency = doc_currency or _currency(m.group("cur1") or m.group("cur2"), language)
+    for line in doc.lines:
+        found = list(labels.finditer(line.folded))
+        lm = found[-1] if found else None
+        if lm is None or re.search(r"sub|zwischen|netto|hors|neto|imponibile|excl", line.folded):
+            continue
+        segment = line.text[lm.end():]
+        amounts = list(_AMOUNT.finditer(segment))
+        if not amounts and line.index + 1 < len(doc.lines):
+            amounts = list(_AMOUNT.finditer(doc.lines[line.index + 1].text))[:1]
+        if not amounts:
+            continue
+        am = amounts[-1]
+        value = parse_amount(am.group("num"))
+        if value is None:
+            continue
+        cur = _currency(am.group("cur1") or am.group("cur2"), language)
+        if cur is None:
+            cur = next((_currency(t, language) for t in re.findall(
+                r"[€$£₺]|\b(?:eur|usd|gbp|chf|pln|czk|sek|dkk|nok|myr|rm)\b", line.folded)), None)
+        best = (f"{value:.2f}", cur or doc_currency, line)
+    return best

@@ -1,0 +1,133 @@
+"""Per-language keyword tables (the JSON files beside this module), loaded once and cached.
+
+Each `<lang>.json` holds: `day_first`, `months` (12 lists of names and abbreviations),
+`labels` (issue_date, date, due_date, delivery_date, birth_date, period, invoice_number,
+other_number, recipient, sender, total, registration), `types` (document type -> keywords;
+a leading `^` means "counts only in the heading"), `common` (frequent words, for language
+detection), `unknown`, and optionally `instructions` (phrasing for customTemplate).
+`common.json` holds legal suffixes and currency symbols, `output.json` words per output language.
+
+Matching is done on *folded* text: `fold()` lowercases and strips accents character by character,
+so offsets in folded text equal offsets in the original text.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from importlib import resources
+from typing import Any
+
+LANGUAGES: tuple[str, ...] = (
+    "en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv", "da", "no", "fi", "cs", "tr",
+)
+
+_SPECIAL = {
+    "ı": "i", "İ": "i", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "a", "Æ": "a", "ß": "s",
+    "đ": "d", "Đ": "d", "œ": "o", "Œ": "o", "’": "'", "‘": "'", "ʼ": "'", "\u00a0": " ",
+    "\u2009": " ", "\u202f": " ", "–": "-", "—": "-", "‐": "-", "‑": "-", "º": "o", "ª": "a",
+}
+
+
+def _build_fold_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for cp in range(0x20, 0x250):
+        c = chr(cp)
+        low = c.lower()
+        if len(low) != 1:
+            low = c
+        base = "".join(ch for ch in unicodedata.normalize("NFKD", low)
+                       if not unicodedata.combining(ch))
+        out = base if len(base) == 1 else low
+        if out != c:
+            table[cp] = out
+    for k, v in _SPECIAL.items():
+        table[ord(k)] = v
+    return table
+
+
+_FOLD = _build_fold_table()
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents, one character in, one out (offsets are kept).
+
+    Characters outside Latin (Greek, CJK...) are kept as they are, lowercased where that
+    keeps one character. Pure; safe to repeat.
+    """
+    out = text.translate(_FOLD)
+    if len(out) != len(text):  # cannot happen with the table above; guard anyway
+        return text.lower() if len(text.lower()) == len(text) else text
+    return out
+
+
+def phrase_pattern(phrase: str) -> str:
+    """Regex source for a folded keyword: whole words, spaces match runs of blanks."""
+    words = [re.escape(w) for w in fold(phrase).split()]
+    return r"(?<!\w)" + r"[ \t]+".join(words) + r"(?!\w)"
+
+
+def alternation(phrases: list[str] | set[str], exact: bool = False) -> str:
+    """One regex matching any of the phrases as whole words, longest match preferred.
+
+    Built as a trie (shared prefixes factored out), so matching costs about the length of the
+    text, not the number of phrases. `exact`: match the phrases as given (no folding).
+    """
+    uniq = {" ".join((p if exact else fold(p)).split()) for p in phrases if p.strip()}
+    if not uniq:
+        return r"(?!x)x"
+    trie: dict[str, Any] = {}
+    for phrase in uniq:
+        node = trie
+        for ch in phrase:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return r"(?<!\w)(?:" + _trie_regex(trie) + r")(?!\w)"
+
+
+def _trie_regex(node: dict[str, Any]) -> str:
+    ends = "" in node
+    branches = []
+    for ch in sorted(k for k in node if k):
+        atom = r"[ \t]+" if ch == " " else re.escape(ch)
+        branches.append(atom + _trie_regex(node[ch]))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:
+        # prefer the longer phrase, but allow ending here when the longer one fails
+        return "(?:" + body + ")?" if len(branches) > 1 else "(?:" + body + ")?"
+    return body
+
+
+@functools.cache
+def load(language: str) -> dict[str, Any]:
+    """The table of one language (a dict as in its JSON file). Raises KeyError if unknown."""
+    if language not in LANGUAGES:
+        raise KeyError(language)
+    return _read(f"{language}.json")
+
+
+@functools.cache
+def common() -> dict[str, Any]:
+    """Legal suffixes, currency symbols (common.json)."""
+    return _read("common.json")
+
+
+@functools.cache
+def output_words() -> dict[str, dict[str, str]]:
+    """Words used in names per output language (output.json)."""
+    return _read("output.json")
+
+
+def all_tables() -> dict[str, dict[str, Any]]:
+    """Every language table, keyed by language code."""
+    return {lang: load(lang) for lang in LANGUAGES}
+
+
+def _read(name: str) -> dict[str, Any]:
+    data = resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    result: dict[str, Any] = json.loads(data)
+    return result
