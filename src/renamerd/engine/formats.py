@@ -158,7 +158,8 @@ def _zip_kind(data: bytes) -> DocumentFormat:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error,
+            NotImplementedError) as exc:
         raise UnreadableDocument(f"broken ZIP container: {exc}") from None
     if "word/document.xml" in names:
         return DOCX

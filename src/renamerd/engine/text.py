@@ -34,8 +34,9 @@ class DocumentText:
     """The text of a document, page by page, read lazily and cached.
 
     Attributes: `format`, `page_count`, `ocr_used` (True once any page came from OCR),
-    `pages_read` (pages extracted so far), `ocr_pages` (pages OCR'd so far), `ocr_languages` (tesseract language string(s) used,
-    comma-separated when a page was re-read in a second language, else None).
+    `pages_read` (pages extracted so far), `ocr_pages` (pages OCR'd so far), `ocr_languages`
+    (tesseract language string(s) used, comma-separated when a page was re-read in a second
+    language, else None).
     Not thread-safe: one instance per document and caller.
     """
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import struct
 import warnings
+import zlib
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from renamerd.engine.types import DocumentTooLarge, EngineConfig, UnreadableDocument
 
-_IMAGE_ERRORS = (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError)
+_IMAGE_ERRORS = (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
+                 zlib.error, struct.error, IndexError, TypeError, KeyError, ZeroDivisionError)
 
 
 def check_pixels(width: int, height: int, config: EngineConfig, what: str = "image") -> None:

@@ -15,6 +15,7 @@ import datetime as dt
 import io
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import IO
 
@@ -56,7 +57,7 @@ def check_zip(data: bytes) -> zipfile.ZipFile:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError) as exc:
         raise UnreadableDocument(f"broken ZIP container: {exc}") from None
     if len(infos) > MAX_ZIP_ENTRIES:
         raise UnreadableDocument(_BOMB.format(f"{len(infos)} entries (limit {MAX_ZIP_ENTRIES})"))
@@ -103,7 +104,7 @@ def _events(zf: zipfile.ZipFile, name: str) -> Iterator[tuple[str, object]]:
     except UnreadableDocument:
         raise
     except (DefusedXmlException, SyntaxError, zipfile.BadZipFile, OSError, EOFError,
-            ValueError) as exc:
+            ValueError, zlib.error, NotImplementedError) as exc:
         raise UnreadableDocument(f"broken Office part {name}: {type(exc).__name__}") from None
 
 

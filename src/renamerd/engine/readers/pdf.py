@@ -23,6 +23,9 @@ from renamerd.engine.readers.images import check_pixels
 from renamerd.engine.types import DocumentTooLarge, EngineConfig, EngineError, UnreadableDocument
 
 log = logging.getLogger(__name__)
+# pypdf's warnings and errors about broken files quote the document's bytes, and document
+# content must not reach the service's logs: failures surface as UnreadableDocument instead.
+logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
 #: most decoded bytes one PDF stream may produce (content streams, images)
 MAX_STREAM_BYTES = 48 * 1024 * 1024
