@@ -18,7 +18,9 @@ from renamerd.context import AppContext, CliError, config_option
 #: command modules, in help order; each has `register(cli)`
 COMMAND_MODULES = [
     "renamerd.commands.admin",
+    "renamerd.commands.connect",
     "renamerd.commands.api",
+    "renamerd.commands.daemon",
 ]
 
 

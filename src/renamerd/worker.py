@@ -87,15 +87,19 @@ class ConnectorPool:
         cache: dict[str, Connector] = getattr(self._local, "cache", None) or {}
         self._local.cache = cache
         if name not in cache:
-            conf = self.by_name[name]
-            state_dir = str(Path(self.settings.daemon.state_dir) / "connections" / name)
-            Path(state_dir).mkdir(parents=True, exist_ok=True)
-            connector = open_connector(conf.provider, self._options(conf), name=name,
-                                       state_dir=state_dir)
-            cache[name] = connector
-            with self._lock:
-                self._all.append(connector)
+            cache[name] = self.open_new(name)
         return cache[name]
+
+    def open_new(self, name: str) -> Connector:
+        """A new connector for `name`, closed by `close()`. Same errors as `get`."""
+        conf = self.by_name[name]
+        state_dir = str(Path(self.settings.daemon.state_dir) / "connections" / name)
+        Path(state_dir).mkdir(parents=True, exist_ok=True)
+        connector = open_connector(conf.provider, self._options(conf), name=name,
+                                   state_dir=state_dir)
+        with self._lock:
+            self._all.append(connector)
+        return connector
 
     def _options(self, conf: ConnectionSettings) -> dict[str, Any]:
         try:
@@ -215,7 +219,7 @@ class Worker:
         interval = max(1.0, self.settings.daemon.lease_s / 3)
         with Heartbeat(self.queue, lease, interval) as beat:
             try:
-                connector = self.pool.get(job.connection)
+                connector = self._open(job.connection)
                 ctx = _Ctx(job, lease, conf, connector, beat)
                 if J.planned_path(job) is not None:
                     return self._reconcile(ctx)
@@ -235,6 +239,16 @@ class Worker:
             except Exception as err:  # engine bugs, provider outages of the LLM...
                 log.warning("job %d: %s", lease.job_id, type(err).__name__, exc_info=True)
                 return self._retry(lease, f"{type(err).__name__}: {err}"[:500], None)
+
+    def _open(self, name: str) -> Connector:
+        """The connector, or AuthError when it cannot be opened for good (bad options, an
+        undecryptable stored token): the connection is then stopped like on a refused token."""
+        try:
+            return self.pool.get(name)
+        except (TransientError, AuthError):
+            raise
+        except Exception as err:
+            raise AuthError(f"cannot open the connection: {type(err).__name__}: {err}") from err
 
     def _retry(self, lease: J.Lease, error: str, after: float | None, count: bool = True) -> str:
         def go() -> str:

@@ -1,0 +1,368 @@
+"""The daemon: poll connections on a schedule, run worker threads, stop cleanly, talk to systemd.
+
+- An APScheduler 3 `BackgroundScheduler` runs one interval job per enabled connection
+  (`poll_seconds`). A poll first takes the connection's *poll lease* in `connection_states`
+  (owner + expiry), so with many processes on one PostgreSQL database a connection is polled by
+  one process at a time; the lease is renewed on every poll and handed over when it expires.
+  New files and the new cursor are written in one transaction.
+- Worker threads claim jobs (`JobQueue.claim`) and run them (`Worker.run_job`). An idle worker
+  sleeps on an event with a timeout of `IDLE_S` seconds: set at once by enqueues, grants and
+  retries in this process, and on PostgreSQL by a LISTEN on `renamerd_jobs` (grants in other
+  processes NOTIFY it); other changes are seen within `IDLE_S`. No loop spins while jobs wait.
+- `stop(grace)`: stop polling and claiming, give running jobs `grace` seconds, release the poll
+  leases. Jobs still running after the grace keep their lease until it expires and are then
+  reconciled by whoever claims them.
+- A connection whose connector raises AuthError is marked `stopped` with the message; its poll
+  and its jobs wait, the other connections keep running. A restart clears the mark.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from renamerd import jobs as J
+from renamerd import observability as obs
+from renamerd.accounts import Accounts
+from renamerd.config import ConnectionSettings, Settings
+from renamerd.connector import AuthError, Connector, ConnectorError, TransientError
+from renamerd.db import Database
+from renamerd.models import ConnectionState, utcnow
+from renamerd.worker import ConnectorPool, EngineFn, Worker, stop_connection
+
+log = logging.getLogger("renamerd.daemon")
+
+#: seconds an idle worker sleeps before it looks for due jobs again
+IDLE_S = 2.0
+
+
+def sd_notify(message: str) -> bool:
+    """Send `message` ("READY=1", "WATCHDOG=1", "STOPPING=1") to systemd's $NOTIFY_SOCKET.
+
+    Returns False (and does nothing) when not run by systemd with Type=notify. Never raises.
+    """
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(address)
+            sock.sendall(message.encode())
+        return True
+    except OSError:
+        log.debug("sd_notify %s failed", message, exc_info=True)
+        return False
+
+
+def watchdog_interval(settings: Settings) -> float | None:
+    """Seconds between WATCHDOG=1 pings: half of systemd's WatchdogSec (when it asks for
+    pings of this process), at most `daemon.watchdog_s`; None when systemd does not ask."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid != str(os.getpid())):
+        return None
+    try:
+        return max(0.5, min(int(usec) / 2_000_000, settings.daemon.watchdog_s))
+    except ValueError:
+        return None
+
+
+class Daemon:
+    """Scheduler + workers of one process. `start()`, then `stop(grace)`; `alive()` for /readyz."""
+
+    def __init__(
+        self, settings: Settings, db: Database, *, workers: int | None = None, poll: bool = True,
+        engine: EngineFn | None = None,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.identity = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.n_workers = settings.daemon.workers if workers is None else workers
+        self.poll_enabled = poll
+        self.queue = J.JobQueue(db, settings.daemon, settings.credits)
+        self.pool = ConnectorPool(settings, db)
+        self.worker = Worker(settings, db, self.queue, self.pool, engine=engine)
+        self.scheduler = BackgroundScheduler(timezone="UTC")
+        self.owners: dict[str, str] = {}
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._busy = 0
+        self._busy_lock = threading.Lock()
+        self._poll_connectors: dict[str, Connector] = {}
+        self._listener: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Ensure connection owners, start the scheduler and the workers, tell systemd READY."""
+        J.configure(self.settings.credits)
+        obs.install(self.db)
+        accounts = Accounts(self.db, self.settings)
+        for conf in self.settings.connections:
+            self.owners[conf.name] = accounts.ensure_user(conf.owner).id
+        self._reset_connection_states()
+        if self.poll_enabled:
+            for conf in self.settings.connections:
+                if conf.enabled:
+                    self.scheduler.add_job(
+                        self.poll, "interval", seconds=conf.poll_seconds, args=[conf.name],
+                        id=f"poll:{conf.name}", max_instances=1, coalesce=True,
+                        next_run_time=utcnow(), misfire_grace_time=None,
+                    )
+        interval = watchdog_interval(self.settings)
+        if interval:
+            self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
+        self.scheduler.start()
+        for i in range(self.n_workers):
+            t = threading.Thread(target=self._work, name=f"worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        if self.db.is_postgres and self.n_workers:
+            self._listener = threading.Thread(target=self._listen, name="pg-listen", daemon=True)
+            self._listener.start()
+        log.info("daemon %s started: %d worker(s), polling %s", self.identity, self.n_workers,
+                 "on" if self.poll_enabled else "off")
+        sd_notify("READY=1")
+
+    def stop(self, grace: float | None = None) -> bool:
+        """Stop polling and claiming; wait up to `grace` seconds (server.shutdown_grace_s) for
+        running jobs. Returns True when every worker finished in time. Safe to repeat."""
+        grace = self.settings.server.shutdown_grace_s if grace is None else grace
+        if not self._stopping.is_set():
+            sd_notify("STOPPING=1")
+            log.info("stopping: %d job(s) running, %.0fs grace", self.busy, grace)
+        self._stopping.set()
+        J.jobs_available.set()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        deadline = time.monotonic() + grace
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        clean = not any(t.is_alive() for t in self._threads)
+        if not clean:
+            log.warning("grace period over with %d job(s) running; their leases will expire",
+                        self.busy)
+        self._release_poll_leases()
+        if clean:
+            self.pool.close()
+        return clean
+
+    def alive(self) -> bool:
+        """Whether the scheduler runs and every worker thread is alive (for /readyz)."""
+        if self._stopping.is_set():
+            return False
+        return self.scheduler.running and all(t.is_alive() for t in self._threads)
+
+    @property
+    def busy(self) -> int:
+        return self._busy
+
+    def _watchdog(self) -> None:
+        if self.alive():
+            sd_notify("WATCHDOG=1")
+
+    # -- polling ---------------------------------------------------------------------------
+
+    def poll(self, name: str) -> int:
+        """Poll connection `name` once if this process holds (or takes) its poll lease.
+
+        Returns the number of new jobs (0 when another process holds the lease or the
+        connection is stopped). Never raises: provider errors are logged and counted.
+        """
+        if self._stopping.is_set():
+            return 0
+        conf = self.pool.config(name)
+        if conf is None:
+            return 0
+        cursor = self._take_poll_lease(conf)
+        if cursor is False:
+            return 0
+        try:
+            connector = self._poll_connector(conf)
+            wait = getattr(connector, "wait_for_changes", None)
+            if (callable(wait) and isinstance(cursor, str) and cursor
+                    and not wait(cursor, min(conf.poll_seconds, 30.0))):
+                return 0  # the provider's long poll says nothing changed
+            changes = connector.changes(conf.watch, cursor or None, recursive=conf.recursive)
+        except AuthError as err:
+            obs.provider_error(name, "auth")
+            stop_connection(self.db, name, str(err))
+            self._drop_poll_connector(name)
+            return 0
+        except TransientError as err:
+            obs.provider_error(name, "transient")
+            log.warning("poll of %s: %s", name, err)
+            self._drop_poll_connector(name)
+            return 0
+        except ConnectorError as err:
+            obs.provider_error(name, type(err).__name__)
+            log.warning("poll of %s: %s: %s", name, type(err).__name__, err)
+            return 0
+        except Exception:
+            log.exception("poll of %s failed", name)
+            return 0
+        return self._record(conf, changes.files, changes.cursor)
+
+    def _take_poll_lease(self, conf: ConnectionSettings) -> str | None | bool:
+        """Take or renew the poll lease; the stored cursor (None: none yet) or False when
+        another process holds the lease or the connection is stopped."""
+        now = utcnow()
+        ttl = max(2 * conf.poll_seconds, 5.0) + 30.0 * hasattr(
+            self._poll_connectors.get(conf.name), "wait_for_changes")
+        with self.db.write_session() as s:
+            state = self._state_for_update(s, conf.name)
+            if state.status == "stopped":
+                return False
+            if (state.poll_owner not in (None, self.identity) and state.poll_lease_until
+                    and state.poll_lease_until > now):
+                return False
+            state.poll_owner = self.identity
+            state.poll_lease_until = now + timedelta(seconds=ttl)
+            s.add(state)
+            return state.cursor
+
+    def _state_for_update(self, s: object, name: str) -> ConnectionState:
+        from sqlmodel import Session, select
+
+        assert isinstance(s, Session)
+        state = s.exec(select(ConnectionState).where(ConnectionState.name == name)
+                       .with_for_update()).first()
+        if state is None:
+            state = ConnectionState(name=name)
+            s.add(state)
+            s.flush()
+        return state
+
+    def _record(self, conf: ConnectionSettings, files: list, cursor: str) -> int:  # type: ignore[type-arg]
+        with self.db.write_session() as s:
+            state = self._state_for_update(s, conf.name)
+            if state.poll_owner != self.identity:
+                return 0  # the lease moved on while we listed; the new owner will see them
+            new = self.queue.enqueue_many(conf.name, self.owners[conf.name], files, session=s)
+            state.cursor = cursor
+            state.last_poll_at = utcnow()
+            s.add(state)
+        for job in new:
+            J.emit(job, "new", J.QUEUED)
+        if new:
+            self.queue.notify()
+        return len(new)
+
+    def _poll_connector(self, conf: ConnectionSettings) -> Connector:
+        connector = self._poll_connectors.get(conf.name)
+        if connector is None:
+            connector = self.pool.open_new(conf.name)
+            self._poll_connectors[conf.name] = connector
+        return connector
+
+    def _drop_poll_connector(self, name: str) -> None:
+        connector = self._poll_connectors.pop(name, None)
+        if connector is not None:
+            try:
+                connector.close()
+            except Exception:
+                log.debug("close failed", exc_info=True)
+
+    def _reset_connection_states(self) -> None:
+        names = [c.name for c in self.settings.connections]
+        with self.db.write_session() as s:
+            for name in names:
+                state = self._state_for_update(s, name)
+                if state.status == "stopped":
+                    log.info("connection %s was stopped (%s); trying it again", name, state.error)
+                state.status, state.error = "ok", None
+                s.add(state)
+
+    def _release_poll_leases(self) -> None:
+        try:
+            with self.db.write_session() as s:
+                for conf in self.settings.connections:
+                    state = self._state_for_update(s, conf.name)
+                    if state.poll_owner == self.identity:
+                        state.poll_owner, state.poll_lease_until = None, None
+                        s.add(state)
+        except Exception:
+            log.warning("could not release the poll leases", exc_info=True)
+        for name in list(self._poll_connectors):
+            self._drop_poll_connector(name)
+
+    # -- workers ---------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                claimed = self.queue.claim(self.identity)
+            except Exception:
+                log.warning("claiming failed; retrying", exc_info=True)
+                self._stopping.wait(IDLE_S)
+                continue
+            if not claimed:
+                if J.jobs_available.wait(IDLE_S):
+                    J.jobs_available.clear()
+                continue
+            job, lease = claimed[0]
+            with self._busy_lock:
+                self._busy += 1
+            started = time.monotonic()
+            outcome = "error"
+            try:
+                outcome = self.worker.run_job(job, lease)
+            except Exception:
+                log.exception("job %d: unexpected error", lease.job_id)
+            finally:
+                obs.observe_run(outcome, time.monotonic() - started)
+                with self._busy_lock:
+                    self._busy -= 1
+
+    def _listen(self) -> None:
+        """PostgreSQL: wake idle workers on NOTIFY renamerd_jobs (grants in other processes)."""
+        import psycopg
+        from sqlalchemy.engine.url import make_url
+
+        url = make_url(self.db.url).set(drivername="postgresql")
+        dsn = url.render_as_string(hide_password=False)
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(dsn, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {J.NOTIFY_CHANNEL}")
+                    while not self._stopping.is_set():
+                        for _ in conn.notifies(timeout=1.0):
+                            J.jobs_available.set()
+            except Exception:
+                log.debug("LISTEN connection lost; reconnecting", exc_info=True)
+                self._stopping.wait(5)
+
+
+def run_until_signalled(daemon: Daemon, on_stop: Callable[[], None] | None = None) -> bool:
+    """Block until SIGTERM or SIGINT, then stop `daemon` within server.shutdown_grace_s and call
+    `on_stop` (e.g. stop the HTTP server). Returns whether the workers finished in time. Call it
+    from the main thread."""
+    import signal
+
+    stop = threading.Event()
+
+    def handler(signum: int, _frame: object) -> None:
+        log.info("signal %s received", signal.Signals(signum).name)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    clean = daemon.stop()
+    if on_stop is not None:
+        on_stop()
+    return clean

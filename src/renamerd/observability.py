@@ -1,0 +1,209 @@
+"""Logs, metrics and health checks.
+
+Logs: text or JSON (`[logging] format`), one line per job transition naming the job id, the
+connection, the states and the reason. File names, paths, extracted fields and document text are
+never logged, nor are tokens (connector error messages are written to be safe to log).
+
+Metrics (Prometheus, `GET /metrics`):
+
+- ``renamerd_jobs{state}``: jobs per state, counted in the database at scrape time (so every
+  process reports the same cluster-wide numbers);
+- ``renamerd_job_transitions_total{state}``, ``renamerd_renames_total{connection}``,
+  ``renamerd_job_duration_seconds{outcome}`` (one worker run of a job),
+  ``renamerd_provider_errors_total{connection,kind}``, ``renamerd_credits_charged_total``:
+  counted by this process;
+- ``renamerd_connection_up{connection}``: 0 while a connection is stopped (reconnect needed).
+
+Health: ``GET /healthz`` (the process answers), ``GET /readyz`` (the database answers and, in a
+daemon process, the scheduler and the workers are alive; 503 otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from renamerd import jobs as J
+from renamerd.config import LoggingSettings
+from renamerd.db import Database
+from renamerd.models import Job
+
+log = logging.getLogger("renamerd.jobs")
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+TRANSITIONS = Counter("renamerd_job_transitions_total", "Job transitions by new state",
+                      ["state"], registry=REGISTRY)
+RENAMES = Counter("renamerd_renames_total", "Documents renamed and filed", ["connection"],
+                  registry=REGISTRY)
+DURATION = Histogram("renamerd_job_duration_seconds", "One worker run of a job, by outcome",
+                     ["outcome"], registry=REGISTRY,
+                     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300))
+PROVIDER_ERRORS = Counter("renamerd_provider_errors_total", "Provider errors by kind",
+                          ["connection", "kind"], registry=REGISTRY)
+CREDITS_CHARGED = Counter("renamerd_credits_charged_total", "Credits charged for renames",
+                          registry=REGISTRY)
+
+#: LogRecord attributes that are not "extra" fields
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts, level, logger, msg, and any `extra` fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and not key.startswith("_"):
+                out[key] = value if isinstance(value, str | int | float | bool | None) else str(value)
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def setup_logging(settings: LoggingSettings, stream: Any = None) -> None:
+    """Configure the root logger once for a long-running process. Safe to repeat (replaces
+    the handler it installed before)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if getattr(handler, "_renamerd", False):
+            root.removeHandler(handler)
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler._renamerd = True  # type: ignore[attr-defined]
+    if settings.format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(settings.level.upper())
+    for noisy in ("apscheduler", "httpx", "httpcore", "googleapiclient", "urllib3"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+
+
+def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> None:
+    """Transition listener: one log line and the counters. Never logs names or content."""
+    TRANSITIONS.labels(new).inc()
+    if new == J.DONE:
+        RENAMES.labels(job.connection).inc()
+        if job.charge_ref:
+            CREDITS_CHARGED.inc()
+    extra: dict[str, object] = {"job": job.id, "connection": job.connection, "from": old,
+                                "to": new, "attempt": job.attempts}
+    extra.update({k: v for k, v in fields.items() if v is not None and k != "duration_s"})
+    reason = fields.get("error")
+    text = f"job {job.id} [{job.connection}] {old} -> {new}"
+    if reason:
+        text += f": {reason}"
+    level = logging.WARNING if new == J.FAILED else logging.INFO
+    log.log(level, text, extra=extra)
+
+
+def observe_run(outcome: str, seconds: float) -> None:
+    DURATION.labels(outcome).observe(seconds)
+
+
+def provider_error(connection: str, kind: str) -> None:
+    PROVIDER_ERRORS.labels(connection, kind).inc()
+
+
+class DatabaseCollector(Collector):
+    """Cluster-wide gauges read from the database at scrape time."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from sqlmodel import select
+
+        from renamerd.models import ConnectionState
+
+        jobs = GaugeMetricFamily("renamerd_jobs", "Jobs by state", labels=["state"])
+        up = GaugeMetricFamily("renamerd_connection_up", "0 while a connection is stopped",
+                               labels=["connection"])
+        try:
+            for state, n in J.JobQueue(self.db).counts().items():
+                jobs.add_metric([state], n)
+            with self.db.session() as s:
+                for row in s.exec(select(ConnectionState)):
+                    up.add_metric([row.name], 0 if row.status == "stopped" else 1)
+        except Exception:  # the database is down: /readyz says so; metrics stay partial
+            logging.getLogger(__name__).warning("metrics: database unreachable")
+        yield jobs
+        yield up
+
+
+_db_collector: DatabaseCollector | None = None
+
+
+def install(db: Database) -> None:
+    """Register the transition listener and the database gauges for this process. Idempotent
+    (a later call switches the gauges to `db`)."""
+    global _db_collector
+    J.add_transition_listener(on_transition)
+    if _db_collector is not None:
+        _db_collector.db = db
+        return
+    _db_collector = DatabaseCollector(db)
+    REGISTRY.register(_db_collector)
+
+
+def db_ready(db: Database) -> bool:
+    """Whether a trivial query succeeds."""
+    from sqlalchemy import text
+
+    try:
+        with db.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return True
+    except Exception:
+        return False
+
+
+def router(db: Database, alive: Callable[[], bool] | None = None) -> Any:
+    """A FastAPI router with /healthz, /readyz and /metrics.
+
+    `alive` reports whether this process's scheduler and workers run (None: not a daemon
+    process, only the database is checked)."""
+    from fastapi import APIRouter, Response
+
+    install(db)
+    r = APIRouter(tags=["operations"])
+    started = time.time()
+
+    @r.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, Any]:
+        return {"status": "ok", "uptime_s": round(time.time() - started, 1)}
+
+    @r.get("/readyz", include_in_schema=False)
+    def readyz(response: Response) -> dict[str, Any]:
+        checks = {"database": db_ready(db)}
+        if alive is not None:
+            checks["scheduler"] = bool(alive())
+        ok = all(checks.values())
+        response.status_code = 200 if ok else 503
+        return {"status": "ok" if ok else "unavailable", "checks": checks}
+
+    @r.get("/metrics", include_in_schema=False)
+    def metrics() -> Response:
+        return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+    return r

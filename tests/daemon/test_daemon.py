@@ -1,0 +1,151 @@
+"""The daemon in-process on the memory connector: polling with a lease, workers, a stopped
+connection beside a healthy one, pending-credit wake-ups without spinning, sd_notify, stop."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from renamerd import jobs as J
+from renamerd.config import Settings
+from renamerd.connector import AuthError
+from renamerd.credits import Credits
+from renamerd.daemon import Daemon, sd_notify, watchdog_interval
+from renamerd.db import Database
+from renamerd.models import ConnectionState
+from renamerd_connectors import memory
+
+from .fakes import doc, fake_engine
+
+_ids = itertools.count()
+
+
+def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
+
+
+def make_settings(db: Database, tmp_path: Path, drives: list[str], **daemon: object) -> Settings:
+    return Settings(
+        database={"url": db.url},
+        daemon={"state_dir": str(tmp_path / "state"), "lease_s": 10, "workers": 2, **daemon},
+        server={"shutdown_grace_s": 5},
+        connections=[{"name": d, "provider": "memory", "owner": f"{d}@example.com",
+                      "watch": "/inbox", "target": "/lib", "poll_seconds": 0.2,
+                      "options": {"drive": d}} for d in drives],
+    )
+
+
+@pytest.fixture
+def drives(request: pytest.FixtureRequest) -> list[str]:
+    names = [f"d{os.getpid()}_{next(_ids)}_{i}" for i in range(2)]
+    for n in names:
+        memory.drive(n).mkdir("/inbox")
+    yield names
+    for n in names:
+        memory.forget_drive(n)
+
+
+def counts(db: Database) -> dict[str, int]:
+    return J.JobQueue(db).counts()
+
+
+def test_daemon_renames_and_a_stopped_connection_leaves_others_running(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    good, bad = (memory.drive(n) for n in drives)
+    bad.inject("changes", AuthError("token revoked"))
+    for i in range(6):
+        good.put(f"/inbox/{i}.pdf", doc(f"2024-02-{i + 10}", f"Shop{i}"))
+    daemon = Daemon(make_settings(db, tmp_path, drives), db, engine=fake_engine)
+    daemon.start()
+    try:
+        wait_for(lambda: counts(db)[J.DONE] == 6)
+        assert good.listing("/inbox") == []
+        with db.session() as s:
+            state = s.get(ConnectionState, drives[1])
+            assert state is not None and state.status == "stopped"
+            assert state.error == "token revoked"
+            mine = s.get(ConnectionState, drives[0])
+            assert mine is not None and mine.poll_owner == daemon.identity
+        assert daemon.alive()
+        good.put("/inbox/late.pdf", doc("2024-03-01", "Late"))  # picked up by the next poll
+        wait_for(lambda: counts(db)[J.DONE] == 7)
+    finally:
+        assert daemon.stop(5)
+    with db.session() as s:
+        mine = s.get(ConnectionState, drives[0])
+        assert mine is not None and mine.poll_owner is None  # lease handed back
+
+
+def test_a_second_process_does_not_poll_a_leased_connection(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    settings = make_settings(db, tmp_path, drives[:1])
+    a = Daemon(settings, db, workers=0, engine=fake_engine)
+    b = Daemon(settings, db, workers=0, engine=fake_engine)
+    a.owners = b.owners = {drives[0]: _owner(db, settings)}
+    memory.drive(drives[0]).put("/inbox/x.pdf", doc("2024-01-01", "X"))
+    assert a.poll(drives[0]) == 1
+    before = memory.drive(drives[0]).faults.calls["changes"]
+    assert b.poll(drives[0]) == 0
+    assert memory.drive(drives[0]).faults.calls["changes"] == before  # b never listed
+    a._release_poll_leases()
+    memory.drive(drives[0]).put("/inbox/y.pdf", doc("2024-01-02", "Y"))
+    assert b.poll(drives[0]) == 1  # takes over with a's cursor: only the new file
+
+
+def _owner(db: Database, settings: Settings) -> str:
+    from renamerd.accounts import Accounts
+
+    return Accounts(db, settings).ensure_user(settings.connections[0].owner).id
+
+
+def test_grant_wakes_pending_jobs_quickly_without_spinning(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    settings = make_settings(db, tmp_path, drives[:1])
+    settings.credits.signup_grant = 2
+    d = memory.drive(drives[0])
+    for i in range(4):
+        d.put(f"/inbox/{i}.pdf", doc(f"2024-04-0{i + 1}", f"S{i}"))
+    daemon = Daemon(settings, db, engine=fake_engine)
+    daemon.start()
+    try:
+        wait_for(lambda: counts(db)[J.DONE] == 2 and counts(db)[J.PENDING_CREDITS] == 2)
+        # idle: pending jobs cost no work; measure claim queries over a second
+        claims = d.faults.total_calls
+        cpu = time.process_time()
+        time.sleep(1.0)
+        assert time.process_time() - cpu < 0.3
+        assert d.faults.total_calls - claims <= 10  # only the 0.2 s polls
+        owner = daemon.owners[drives[0]]
+        t0 = time.monotonic()
+        Credits(db).grant(owner, 5)
+        wait_for(lambda: counts(db)[J.DONE] == 4, timeout=5)
+        assert time.monotonic() - t0 < 3
+    finally:
+        daemon.stop(5)
+
+
+def test_sd_notify_and_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not sd_notify("READY=1")  # not under systemd: a no-op
+    path = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(path)
+        monkeypatch.setenv("NOTIFY_SOCKET", path)
+        assert sd_notify("READY=1")
+        assert sock.recv(100) == b"READY=1"
+    monkeypatch.setenv("WATCHDOG_USEC", "6000000")
+    assert watchdog_interval(Settings()) == 3.0
+    monkeypatch.setenv("WATCHDOG_PID", "1")  # for another process
+    assert watchdog_interval(Settings()) is None
