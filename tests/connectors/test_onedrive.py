@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from emulators.base import EmulatorServer, Faults  # noqa: E402
 from emulators.onedrive import OneDriveEmulator, quick_xor_hash  # noqa: E402
-
 from renamerd.connector import (  # noqa: E402
     AuthError,
     ConfigError,
@@ -376,7 +375,8 @@ def test_invalid_names_refused_before_any_call(server: Server, emu: OneDriveEmul
     assert clean_name('Invoice: "ACME" <2024>?.pdf') == "Invoice_ _ACME_ _2024__.pdf"
 
 
-def test_emulator_refuses_invalid_names(server: Server, emu: OneDriveEmulator, conn: OneDriveConnector) -> None:
+def test_emulator_refuses_invalid_names(server: Server, emu: OneDriveEmulator,
+                                        conn: OneDriveConnector) -> None:
     emu.put("/Inbox/a.pdf", b"a")
     f = conn.stat_path("/Inbox/a.pdf")
     assert f is not None
@@ -394,7 +394,13 @@ def test_connect_flow_device_code(server: Server, emu: OneDriveEmulator, tmp_pat
         lines.append(line)
         code = re.search(r"enter the code (\w+)", line)
         if code:  # the person signs in a moment later, while renamerd polls
-            threading.Timer(1.2, lambda: approved.set() or emu.approve_device_code(code[1])).start()
+            user_code = code[1]
+
+            def sign_in() -> None:
+                approved.set()
+                emu.approve_device_code(user_code)
+
+            threading.Timer(1.2, sign_in).start()
 
     opts = {"client_id": CLIENT, "tenant": TENANT, "authority": server.server.url,
             "ca_bundle": server.server.ca_bundle}
