@@ -15,23 +15,29 @@ Tests reach behind the connector through the drive itself (`drive(name)`):
     d.faults.rate = 0.2                 # 20% of API calls raise TransientError (retried inside)
     d.inject("move", AuthError("revoked"), times=1)   # the next move fails so
     d.faults.total_calls                # API calls seen
+    d.auth_required = True              # connectors then need a valid refresh_token option
+    code = d.issue_code(); d.revoke(token)   # for `renamerd connect memory` and revocation tests
 
 Options: ``drive`` (required), ``case_insensitive`` (bool, default false; fixed when the drive is
-first created), ``page_size`` (default 500), ``min_sleep`` (pacer seconds between calls, default 0).
+first created), ``page_size`` (default 500), ``min_sleep`` (pacer seconds between calls, default 0),
+``refresh_token`` (checked only when the drive has ``auth_required``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 import threading
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
 from renamerd.connector import (
+    AuthError,
     Changes,
     ConfigError,
     Conflict,
@@ -102,6 +108,39 @@ class MemoryDrive:
         self._log_seq: list[int] = []
         self._log_id: list[str] = []
         self._inject: dict[str, list[Exception]] = {}
+        self.auth_required = False
+        self._codes: set[str] = set()
+        self._tokens: set[str] = set()
+
+    # ---- authorisation (a miniature OAuth server)
+
+    def issue_code(self) -> str:
+        """A one-time authorisation code, as a person would copy from a consent page."""
+        with self._lock:
+            code = f"code-{secrets.token_hex(6)}"
+            self._codes.add(code)
+            return code
+
+    def exchange(self, code: str) -> str:
+        """Trade a code for a new refresh token. Raises AuthError for an unknown or used code."""
+        with self._lock:
+            if code not in self._codes:
+                raise AuthError(f"memory drive {self.name}: authorisation code refused")
+            self._codes.discard(code)
+            token = f"mrt-{secrets.token_urlsafe(24)}"
+            self._tokens.add(token)
+            return token
+
+    def revoke(self, token: str) -> None:
+        """Invalidate a refresh token (the user removed the app's access). Safe to repeat."""
+        with self._lock:
+            self._tokens.discard(token)
+
+    def check_token(self, token: str | None) -> None:
+        """Raise AuthError unless auth is off or `token` is a live refresh token."""
+        if self.auth_required and (token is None or token not in self._tokens):
+            raise AuthError(f"memory drive {self.name}: refresh token revoked or unknown; "
+                            "run `renamerd connect` again")
 
     # ---- plumbing
 
@@ -346,8 +385,26 @@ class MemoryConnector:
         self.drive = drive(drive_name, case_insensitive=bool(options.get("case_insensitive")))
         self.case_insensitive = self.drive.case_insensitive
         self.pacer = Pacer(min_sleep=min_sleep, retries=10, max_sleep=1.0)
+        token = options.get("refresh_token")
+        self._token = token if isinstance(token, str) else None
+
+    @classmethod
+    def connect_flow(
+        cls, options: dict[str, Any], *, echo: Callable[[str], None], prompt: Callable[[str], str]
+    ) -> str:
+        """The code-paste flow `renamerd connect memory` runs: show where to authorise, read the
+        code, return a refresh token. Raises ConfigError without ``drive``, AuthError for a bad
+        code. Not safe to repeat with the same code (codes are single-use)."""
+        name = options.get("drive")
+        if not name or not isinstance(name, str):
+            raise ConfigError("memory connector: option 'drive' (a name) is required")
+        d = drive(name, case_insensitive=bool(options.get("case_insensitive")))
+        echo(f"Open memory://authorize?drive={name} and allow access, then paste the code.")
+        code = prompt("Authorisation code").strip()
+        return d.exchange(code)
 
     def _call(self, op: str) -> None:
+        self.drive.check_token(self._token)
         self.pacer.call(lambda: self.drive.api(op), what=f"memory {op}")
 
     def _folder(self, path: str) -> str:

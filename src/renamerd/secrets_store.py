@@ -31,7 +31,7 @@ MAKE_KEY_HINT = (
 )
 
 #: providers that keep no refresh token
-_NO_TOKEN_PROVIDERS = frozenset({"local", "memory"})
+_NO_TOKEN_PROVIDERS = frozenset({"local"})
 
 
 class SecretsError(ConfigError):
