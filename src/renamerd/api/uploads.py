@@ -50,7 +50,7 @@ class Upload:
 
 
 def too_large(max_bytes: int) -> ApiError:
-    mb = f"{max_bytes / (1024 * 1024):.1f}".rstrip("0").rstrip(".")
+    mb = f"{max_bytes / (1024 * 1024):.2f}".rstrip("0").rstrip(".")
     return ApiError(413, f"file too large: the limit is {mb} MB", "PAYLOAD_TOO_LARGE")
 
 
