@@ -73,7 +73,7 @@ class JsonFormatter(logging.Formatter):
             "msg": record.getMessage(),
         }
         for key, value in record.__dict__.items():
-            if key not in _STANDARD and not key.startswith("_"):
+            if key not in _STANDARD and not key.startswith("_") and key != "color_message":
                 out[key] = value if isinstance(value, str | int | float | bool | None) else str(value)
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
@@ -95,8 +95,10 @@ def setup_logging(settings: LoggingSettings, stream: Any = None) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(settings.level.upper())
-    for noisy in ("apscheduler", "httpx", "httpcore", "googleapiclient", "urllib3"):
+    for noisy in ("alembic", "httpx", "httpcore", "googleapiclient", "urllib3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # "skipped: maximum number of running instances" is the normal case of a slow poll
+    logging.getLogger("apscheduler").setLevel(max(logging.ERROR, root.level))
 
 
 def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> None:

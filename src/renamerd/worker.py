@@ -376,6 +376,13 @@ class Worker:
         assert dest is not None and job.planned_folder is not None and job.planned_name
         at_dest = c.connector.stat_path(dest)
         if at_dest is not None and _same_file(job, at_dest, dest):
+            if at_dest.id != job.file_id:
+                # a path-id provider (local) may have stopped between link and unlink: the
+                # file is at both places; repeating the move completes it
+                leftover = c.connector.stat(job.file_id)
+                if leftover is not None and leftover.revision == job.revision:
+                    folder_id = c.connector.ensure_folder(job.planned_folder)
+                    at_dest = c.connector.move(job.file_id, folder_id, job.planned_name)
             return self._complete(c, at_dest)
         source = c.connector.stat(job.file_id)
         if source is None:
