@@ -769,6 +769,9 @@ class DropboxEmulator:
         return self
 
     def stop(self) -> None:
+        if self.server._server is not None:
+            # don't wait for keep-alive connections a client still holds (say, in a traceback)
+            self.server._server.force_exit = True
         self.server.stop()
 
     def __enter__(self) -> DropboxEmulator:
