@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "renamerd.commands.connect",
     "renamerd.commands.api",
     "renamerd.commands.daemon",
+    "renamerd.commands.engine",
 ]
 
 

@@ -167,7 +167,7 @@ def render_name(fields: tuple[str, ...] | list[str], values: Mapping[str, Any], 
         text = _field_text(name, values, language, date_format, False)
         if not text:
             continue
-        text = re.sub(r"\s+", inner, text.strip())
+        text = re.sub(r"\s+", inner, text.strip().rstrip("."))
         text = "".join("-" if ch in FORBIDDEN else ch for ch in text)
         parts.append(text)
     stem = separator.join(parts) or str(values.get("document_type") or "document")

@@ -32,6 +32,7 @@ _PHONE = re.compile(r"(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\
 _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
+_SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
 
@@ -82,22 +83,31 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
 
 
 def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
-    """Indexes of lines in recipient blocks, and the index of a DIN sender line if found."""
+    """Indexes of lines in recipient blocks, and the index of a DIN sender line if found.
+
+    A block starts at a recipient label and ends with the first line holding a postcode
+    (the city line), at most five lines on.
+    """
     skip: set[int] = set()
     sender_line: int | None = None
+
+    def block_from(first: int) -> None:
+        for j in range(first, min(first + 5, len(doc.lines))):
+            skip.add(j)
+            if _POSTCODE.search(doc.lines[j].text) and j > first:
+                break
+
     for line in doc.lines[:40]:
         m = rec.match(line.folded)
         if m:
-            rest = line.folded[m.end():].strip()
             skip.add(line.index)
-            for j in range(line.index + 1, min(line.index + (4 if rest else 5), len(doc.lines))):
-                skip.add(j)
+            rest = line.folded[m.end():].strip(" :")
+            block_from(line.index if rest else line.index + 1)
     for line in doc.lines[:14]:
-        if (len(_SEPARATORS.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
+        if (len(_SEGMENT.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
                 and len(line.text) < 130 and line.index not in skip):
             sender_line = line.index
-            for j in range(line.index + 1, min(line.index + 5, len(doc.lines))):
-                skip.add(j)
+            block_from(line.index + 1)
             break
     return skip, sender_line
 
@@ -127,6 +137,77 @@ def _key(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", fold(text))
 
 
+def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: int | None,
+                   n: int, reg_lines: set[int], all_keys: str, domains: list[str],
+                   vocab: re.Pattern[str], skip: set[int],
+                   wanted: set[int]) -> IssuerCandidate | None:
+    suffix = legal_suffix(text)
+    if line.index not in wanted and not suffix:
+        return None
+    reasons: list[str] = []
+    score = 0.0
+    if sender_line == line.index and seg_no == 0:
+        score += 3.5
+        reasons.append("sender line")
+    elif seg_no > 0:
+        score -= 0.5
+    if suffix:
+        head = text[:suffix.start()]
+        cut = max(head.rfind(": "), head.rfind(", "))
+        text = text[cut + 2 if cut >= 0 else 0:suffix.end()]
+    elif line.index + 1 < n and line.index + 1 not in skip and seg_no == len(
+            _SEGMENT.split(line.text)) - 1:
+        nxt = doc.lines[line.index + 1].text
+        sm = legal_suffix(nxt)
+        if sm is not None and sm.start() <= 2 and len(nxt) <= 25:
+            text = f"{text} {nxt[:sm.end()]}"
+            suffix = legal_suffix(text)
+    value = _clean(text if suffix else _SEPARATORS.split(text)[0])
+    if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80:
+        return None
+    folded = fold(value)
+    if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
+        return None
+    if re.search(r"https?://|www\.", folded):
+        return None
+    if suffix:
+        score += 4.0
+        reasons.append("legal suffix")
+        if suffix.start() <= 1 and suffix.end() >= len(value) - 1:
+            score -= 3.0
+    if line.index < 6:
+        score += 3.0 - 0.5 * line.index
+        reasons.append("letterhead")
+    elif line.index >= n - 10:
+        score += 1.0
+        reasons.append("footer")
+    if any(abs(line.index - r) <= 2 for r in reg_lines):
+        score += 1.0
+        reasons.append("near registration id")
+    k = _key(value)
+    if len(k) >= 3 and all_keys.count(k) >= 2:
+        score += 1.5
+        reasons.append("repeated")
+    if domains and len(k) >= 3 and any(
+            d.replace("-", "") in k or (len(k) >= 4 and k[:6] in d.replace("-", ""))
+            for d in domains):
+        score += 2.0
+        reasons.append("matches e-mail/web domain")
+    if vocab.search(folded):
+        score -= 2.5
+    if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix):
+        score -= 3.0
+    if _BANKISH.search(value):
+        score -= 4.0
+    if sum(ch.isdigit() for ch in value) > 3:
+        score -= 1.5
+    if len(value.split()) > 7:
+        score -= 2.0
+    if value[-1:] in ".!" and len(value.split()) >= 3 and not suffix:
+        score -= 2.5
+    return IssuerCandidate(value, line, score, tuple(reasons))
+
+
 def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     """Scored issuer candidates, best first. Pure; a few ms on a page of text."""
     if not doc.lines:
@@ -140,77 +221,14 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     candidates: list[IssuerCandidate] = []
     for line in doc.lines:
-        suffix = legal_suffix(line.text)
-        if line.index not in wanted and not suffix:
-            continue
         if line.index in skip:
             continue
-        text = line.text
-        reasons: list[str] = []
-        score = 0.0
-        if sender_line == line.index:
-            text = _SEPARATORS.split(text)[0]
-            score += 3.5
-            reasons.append("sender line")
-        if suffix and sender_line != line.index:
-            start = 0
-            head = text[:suffix.start()]
-            cut = max(head.rfind(" · "), head.rfind(" | "), head.rfind(": "), head.rfind(", "))
-            if cut >= 0:
-                start = cut + 2
-            text = text[start:suffix.end()]
-        elif line.index + 1 < n and legal_suffix(doc.lines[line.index + 1].text) and \
-                _letters_ratio(doc.lines[line.index + 1].text[:20]) > 0.5 and \
-                len(doc.lines[line.index + 1].text) <= 25 and line.index + 1 not in skip:
-            nxt = doc.lines[line.index + 1].text
-            sm = legal_suffix(nxt)
-            if sm is not None and sm.start() <= 2:
-                text = f"{text} {nxt[:sm.end()]}"
-                suffix = legal_suffix(text)
-        value = _clean(_SEPARATORS.split(text)[0] if not suffix else text)
-        if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80:
-            continue
-        folded = fold(value)
-        if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
-            continue
-        if re.search(r"https?://|www\.", folded):
-            continue
-        if suffix:
-            score += 4.0
-            reasons.append("legal suffix")
-            if suffix.start() <= 1:
-                score -= 3.0
-        if line.index < 6:
-            score += 3.0 - 0.5 * line.index
-            reasons.append("letterhead")
-        elif line.index >= n - 10:
-            score += 1.0
-            reasons.append("footer")
-        if any(abs(line.index - r) <= 2 for r in reg_lines):
-            score += 1.0
-            reasons.append("near registration id")
-        k = _key(value)
-        if len(k) >= 3 and all_keys.count(k) >= 2:
-            score += 1.5
-            reasons.append("repeated")
-        if domains and len(k) >= 3 and any(
-                d.replace("-", "") in k or (len(k) >= 4 and k[:6] in d.replace("-", ""))
-                for d in domains):
-            score += 2.0
-            reasons.append("matches e-mail/web domain")
-        if vocab.search(folded):
-            score -= 2.5
-        if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix):
-            score -= 3.0
-        if _BANKISH.search(line.text):
-            score -= 4.0
-        if sum(ch.isdigit() for ch in value) > 3:
-            score -= 1.5
-        if len(value.split()) > 7:
-            score -= 2.0
-        if value.endswith(".") and len(value.split()) > 4 and not suffix:
-            score -= 2.0
-        candidates.append(IssuerCandidate(value, line, score, tuple(reasons)))
+        segments = [seg for seg in _SEGMENT.split(line.text) if seg.strip()]
+        for seg_no, segment in enumerate(segments):
+            cand = _score_segment(doc, line, segment, seg_no, sender_line, n, reg_lines,
+                                  all_keys, domains, vocab, skip, wanted)
+            if cand is not None:
+                candidates.append(cand)
     if not candidates and domains:
         first = doc.lines[0]
         candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,

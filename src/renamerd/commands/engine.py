@@ -1,0 +1,220 @@
+"""`renamerd rename` (suggest names for local files, optionally file them) and `renamerd eval`
+(measure the engine on a labelled folder)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import json
+import os
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+
+from renamerd.context import AppContext, CliError, app_command
+from renamerd.engine.types import LANGUAGES, STRATEGIES, TEMPLATE_IDS, TEMPLATE_MODES
+
+
+def collect_files(paths: tuple[str, ...]) -> list[Path]:
+    """Files named, and files under named folders (recursively, hidden ones skipped), sorted."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                out.extend(Path(root) / f for f in sorted(files) if not f.startswith("."))
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise CliError(f"{raw}: no such file or folder")
+    return out
+
+
+def free_destination(folder: Path, name: str, limit: int = 1000) -> Path:
+    """The first of name.ext, "name (2).ext", ... that does not exist in `folder`."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+    for n in range(1, limit + 1):
+        candidate = name if n == 1 else (f"{stem} ({n}).{ext}" if ext else f"{stem} ({n})")
+        if not (folder / candidate).exists():
+            return folder / candidate
+    raise CliError(f"no free name for {name} in {folder}")
+
+
+def move_no_replace(src: Path, folder: Path, name: str) -> Path:
+    """Move `src` into folder/name (or "name (2)"...), never replacing a file; returns the
+    destination. Atomic on one filesystem (link + unlink); copies across filesystems."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for _ in range(20):
+        dest = free_destination(folder, name)
+        try:
+            os.link(src, dest)
+        except FileExistsError:
+            continue  # taken between the check and the link: ask again
+        except OSError as err:
+            if err.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
+                raise
+            try:
+                with open(src, "rb") as fin, open(dest, "xb") as fout:
+                    shutil.copyfileobj(fin, fout)
+                shutil.copystat(src, dest)
+            except FileExistsError:
+                continue
+        src.unlink()
+        return dest
+    raise CliError(f"could not find a free name for {name} in {folder}")
+
+
+def _journal(app: AppContext, old: Path, new: Path, batch: str) -> None:
+    from renamerd.models import JournalEntry
+
+    with app.db.write_session() as session:
+        session.add(JournalEntry(connection="", file_id=str(old), old_path=str(old),
+                                 new_path=str(new), batch=batch))
+
+
+def register(cli: click.Group) -> None:
+    @app_command(cli, "rename")
+    @click.argument("paths", nargs=-1, required=True, metavar="FILE_OR_DIR...")
+    @click.option("--strategy", type=click.Choice(STRATEGIES), default="root", show_default=True,
+                  help="folder strategy")
+    @click.option("--template-mode", type=click.Choice(TEMPLATE_MODES), default="auto",
+                  show_default=True)
+    @click.option("--custom-template", default=None, metavar="TEXT",
+                  help="natural-language naming/filing instructions")
+    @click.option("--template-id", type=click.Choice(TEMPLATE_IDS), default=None)
+    @click.option("--language", type=click.Choice(LANGUAGES), default="auto", show_default=True)
+    @click.option("--json", "as_json", is_flag=True, help="print JSON (one array)")
+    @click.option("--apply", is_flag=True, help="move the files into --target (journaled)")
+    @click.option("--target", type=click.Path(file_okay=False), default=None,
+                  help="folder the files are filed into with --apply")
+    @click.option("--server", default=None, help="rename through a renamerd API at this URL")
+    @click.option("--token", default=None, envvar="RENAMERD_TOKEN", help="API token (--server)")
+    def rename_cmd(app: AppContext, paths: tuple[str, ...], strategy: str, template_mode: str,
+                   custom_template: str | None, template_id: str | None, language: str,
+                   as_json: bool, apply: bool, target: str | None, server: str | None,
+                   token: str | None) -> None:
+        """Suggest names (and folders) for documents; --apply files them into --target.
+
+        A dry run by default. Moves made with --apply are journaled: undo them with
+        `renamerd undo --batch ID`.
+        """
+        from tqdm import tqdm
+
+        from renamerd.engine import RenameOptions, rename
+        from renamerd.engine.types import EngineError
+
+        if apply and not target:
+            raise CliError("--apply needs --target DIR", exit_code=2)
+        if template_mode == "custom" and not custom_template:
+            raise CliError("--template-mode custom needs --custom-template", exit_code=2)
+        options = RenameOptions(strategy=strategy, template_mode=template_mode,
+                                custom_template=custom_template, template_id=template_id,
+                                language=language)
+        files = collect_files(paths)
+        if server:
+            _remote(server, token, files, options, as_json)
+            return
+        config = app.settings.engine_config()
+        batch = f"{dt.datetime.now(dt.UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        results: list[dict[str, Any]] = []
+        moved = failed = 0
+        bar = tqdm(files, unit="file", file=click.get_text_stream("stderr"),
+                   disable=len(files) < 3, leave=False)
+        for path in bar:
+            entry: dict[str, Any] = {"path": str(path)}
+            try:
+                result = rename(path.read_bytes(), path.name, options, config)
+                entry.update(result.to_api())
+                if apply and target:
+                    folder = Path(target).joinpath(*[p for p in result.folder_path.split("/")
+                                                     if p])
+                    old = path.resolve()
+                    new = move_no_replace(old, folder.resolve(), result.suggested_filename)
+                    try:
+                        _journal(app, old, new, batch)
+                    except Exception:
+                        os.replace(new, old)  # not journaled: put it back
+                        raise
+                    entry["newPath"] = str(new)
+                    moved += 1
+            except (EngineError, OSError, ValueError) as err:
+                entry["error"] = str(err)
+                failed += 1
+            results.append(entry)
+            if not as_json:
+                bar.clear()
+                click.echo(_line(entry))
+        bar.close()
+        if as_json:
+            click.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        if apply:
+            click.echo(f"moved {moved} file(s), {failed} failed", err=as_json)
+            if moved:
+                click.echo(f"undo with: renamerd undo --batch {batch}", err=as_json)
+        if failed and not moved and failed == len(files):
+            raise CliError(f"{failed} file(s) could not be renamed")
+
+    @app_command(cli, "eval")
+    @click.argument("directory", type=click.Path(exists=True, file_okay=False))
+    @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+    @click.option("--show-errors", is_flag=True, help="list the documents with a wrong field")
+    def eval_cmd(app: AppContext, directory: str, as_json: bool, show_errors: bool) -> None:
+        """Measure the engine on DIRECTORY/truth.json: accuracy per field, calibration of the
+        confidence, median time per document. Issuers are compared leniently (case, accents,
+        punctuation and legal forms ignored; difflib ratio >= 0.9)."""
+        from tqdm import tqdm
+
+        from renamerd.engine.evaluation import evaluate, load_truth
+
+        root = Path(directory)
+        try:
+            total = len(load_truth(root))
+        except (OSError, ValueError) as err:
+            raise CliError(f"{root / 'truth.json'}: {err}") from err
+        bar = tqdm(total=total, unit="doc", file=click.get_text_stream("stderr"), leave=False,
+                   disable=total < 3)
+        report = evaluate(root, config=app.settings.engine_config(),
+                          progress=lambda _name: bar.update(1))
+        bar.close()
+        if as_json:
+            click.echo(json.dumps(report.as_dict(), indent=2))
+        else:
+            for line in report.lines():
+                click.echo(line)
+        if show_errors:
+            for doc in report.docs:
+                wrong = {f: (doc.predicted.get(f), doc.truth.get(f))
+                         for f, ok in doc.correct.items() if not ok}
+                if wrong or doc.error:
+                    click.echo(f"{doc.file}: {doc.error or wrong}", err=as_json)
+
+
+def _line(entry: dict[str, Any]) -> str:
+    if "error" in entry:
+        return f"{entry['path']}: error: {entry['error']}"
+    dest = entry.get("newPath") or "/".join(
+        p for p in (entry.get("folderPath", ""), entry["suggestedFilename"]) if p)
+    return f"{entry['path']} -> {dest}  ({entry['confidence']:.2f})"
+
+
+def _remote(server: str, token: str | None, files: list[Path], options: Any,
+            as_json: bool) -> None:
+    """Remote mode: delegate to renamerd.client.rename_files (the API engineer's client)."""
+    if not token:
+        raise CliError("--server needs --token (or RENAMERD_TOKEN)", exit_code=2)
+    try:
+        from renamerd.client import rename_files
+    except ImportError as err:  # pragma: no cover - the client ships with renamerd
+        raise CliError("remote mode is not available in this build") from err
+    results = rename_files(server, token, files, options)
+    if as_json:
+        click.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        return
+    for entry in results:
+        click.echo(_line(entry))
