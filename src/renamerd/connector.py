@@ -13,6 +13,9 @@ Errors: every method raises only `ConnectorError` subclasses for provider troubl
 provider trouble (429, 5xx, network) is retried inside the connector with `Pacer`; only when the
 retries are spent does a `TransientError` escape. `AuthError` means a person must reconnect the
 account: the daemon stops that connection and leaves the others running.
+
+Optional capabilities (looked up with getattr, as rclone's Features): `SupportsConnectFlow` for
+`renamerd connect`, `SupportsWaitForChanges` for providers with a long poll.
 """
 
 from __future__ import annotations
@@ -161,6 +164,34 @@ class Connector(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsConnectFlow(Protocol):
+    """Optional: a connector class whose accounts are authorised by `renamerd connect`."""
+
+    @classmethod
+    def connect_flow(
+        cls, options: dict[str, Any], *, echo: Callable[[str], None], prompt: Callable[[str], str]
+    ) -> str:
+        """Run the provider's sign-in for a person at a terminal and return a refresh token.
+
+        `options` are the connection's options with secret references resolved (no refresh
+        token needed); `echo` prints a line, `prompt` asks for one. Raises AuthError when the
+        person refuses or the code expires, ConfigError for missing options. Not repeatable: each
+        run is a new consent.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsWaitForChanges(Protocol):
+    """Optional: a connector that can block until its provider signals news (Dropbox longpoll)."""
+
+    def wait_for_changes(self, cursor: str, timeout_s: float) -> bool:
+        """Block up to about `timeout_s`; True when `changes(cursor)` has news (or the cursor was
+        reset), False on a quiet timeout. Read-only, safe to repeat. Raises TransientError."""
+        ...
+
+
 def split_name(name: str) -> tuple[str, str]:
     """("report.final", ".pdf") for "report.final.pdf"; no extension gives (name, "")."""
     dot = name.rfind(".")
@@ -291,9 +322,14 @@ def load_connector(provider: str) -> type[Connector]:
     try:
         cls: type[Connector] = eps[provider].load()
     except ImportError as err:
+        module = eps[provider].value.split(":")[0]
+        if getattr(err, "name", None) and module.startswith(str(err.name)):
+            raise ConfigError(f"provider {provider!r}: module {module} is missing") from err
         raise ConfigError(
             f"provider {provider!r} needs its extra: pip install 'renamerd[{provider}]' ({err})"
         ) from err
+    except AttributeError as err:
+        raise ConfigError(f"provider {provider!r}: {eps[provider].value} does not exist") from err
     return cls
 
 

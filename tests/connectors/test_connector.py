@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
 
+from renamerd import connector as connector_mod
 from renamerd.connector import (
     AuthError,
     ConfigError,
@@ -199,6 +201,35 @@ def test_registry() -> None:
     conn = open_connector("memory", {"drive": "registry-test"}, name="r", state_dir="")
     assert conn.provider == "memory"
     memory.forget_drive("registry-test")
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        ("renamerd_connectors.ghost:Ghost", "module renamerd_connectors.ghost is missing"),
+        ("renamerd_connectors.memory:Nothing", "does not exist"),
+        ("renamerd_connectors.memory_sdk_probe:X", "missing"),
+    ],
+)
+def test_registry_broken_entry_points(
+    value: str, match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ep = EntryPoint(name="ghost", value=value, group="renamerd.connectors")
+    monkeypatch.setattr(connector_mod, "available_providers", lambda: {"ghost": ep})
+    with pytest.raises(ConfigError, match=match):
+        load_connector("ghost")
+
+
+def test_registry_missing_sdk_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = tmp_path / "needs_sdk.py"
+    pkg.write_text("import sdk_that_is_not_installed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = EntryPoint(name="box", value="needs_sdk:Box", group="renamerd.connectors")
+    monkeypatch.setattr(connector_mod, "available_providers", lambda: {"box": ep})
+    with pytest.raises(ConfigError, match=r"pip install 'renamerd\[box\]'"):
+        load_connector("box")
 
 
 def test_iter_chunks_limit() -> None:
