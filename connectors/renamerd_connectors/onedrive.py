@@ -117,6 +117,9 @@ class OneDriveConnector:
 
     provider = "onedrive"
     case_insensitive = True
+    #: called with the new refresh token whenever Microsoft rotates it (every refresh); the
+    #: daemon may store it (encrypted) so a restart months later still signs in. Optional.
+    on_token_rotated: Callable[[str], None] | None = None
 
     def __init__(self, options: dict[str, Any], *, name: str, state_dir: str) -> None:
         unknown = set(options) - OPTIONS
@@ -205,8 +208,15 @@ class OneDriveConnector:
                 self._access = str(result["access_token"])
                 lifetime = float(result.get("expires_in", 3600))
                 self._access_until = time.monotonic() + lifetime - min(300.0, lifetime / 4)
-                if result.get("refresh_token"):  # Microsoft rotates refresh tokens
-                    self._refresh_token = str(result["refresh_token"])
+                rotated = result.get("refresh_token")
+                if rotated and rotated != self._refresh_token:  # Microsoft rotates them
+                    self._refresh_token = str(rotated)
+                    if self.on_token_rotated is not None:
+                        try:
+                            self.on_token_rotated(self._refresh_token)
+                        except Exception:  # storing is best effort; the token still works
+                            log.warning("onedrive %s: could not store the rotated refresh token",
+                                        self.name, exc_info=True)
                 return self._access
             error = result.get("error")
             code = str(result.get("error_description", "")).split(":", 1)[0][:20]

@@ -289,6 +289,18 @@ def test_expired_access_token_is_refreshed_once(emu: OneDriveEmulator, conn: One
     assert emu.token_requests == before + 1
 
 
+def test_rotated_refresh_token_is_used_and_handed_out(emu: OneDriveEmulator,
+                                                     conn: OneDriveConnector) -> None:
+    rotated: list[str] = []
+    conn.on_token_rotated = rotated.append
+    emu.put("/Inbox/a.pdf", b"a")
+    assert conn.stat_path("/Inbox/a.pdf") is not None
+    assert len(rotated) == 1 and rotated[0] in emu.refresh_tokens
+    emu.expire_access_tokens()
+    assert conn.stat_path("/Inbox/a.pdf") is not None
+    assert len(rotated) == 2 and rotated[1] != rotated[0]
+
+
 def test_short_lived_tokens_are_refreshed_ahead(server: Server, tmp_path: Path) -> None:
     emu = make_emulator(server, token_lifetime=1)
     emu.put("/Inbox/a.pdf", b"a")
