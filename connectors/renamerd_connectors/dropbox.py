@@ -561,8 +561,9 @@ class DropboxConnector:
             result = flow.finish(code)
         except requests.HTTPError as err:
             detail = ""
-            with contextlib.suppress(ValueError, AttributeError):
-                detail = str(err.response.json().get("error_description") or "")
+            if err.response is not None:
+                with contextlib.suppress(ValueError, AttributeError):
+                    detail = str(err.response.json().get("error_description") or "")
             raise AuthError(f"Dropbox refused the code: {detail or err}") from None
         except requests.RequestException as err:
             raise TransientError(f"cannot reach Dropbox: {type(err).__name__}") from None
