@@ -26,7 +26,7 @@ import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
 import anyio
 import httpcore
@@ -229,6 +229,13 @@ class SafeFetcher:
         Raises FetchError(400, URL_BLOCKED / INVALID_URL) naming the reason. Safe to repeat.
         """
         try:
+            # Judge the raw host first: httpx refuses some notations (0177.0.0.1) that other
+            # parsers accept, and the refusal should name what the address is.
+            raw_host = urlsplit(url).hostname or ""
+            raw_ip = parse_ip_literal(raw_host)
+            raw_reason = blocked_reason(raw_ip, self.allow) if raw_ip is not None else None
+            if raw_reason:
+                raise _blocked(f"{url} is a {raw_reason}")
             parsed = httpx.URL(url)
         except (httpx.InvalidURL, TypeError, ValueError) as err:
             raise FetchError(400, f"invalid URL: {err}", "INVALID_URL") from err
