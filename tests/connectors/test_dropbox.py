@@ -86,8 +86,16 @@ class DropboxHarness:
         time.sleep(min(seconds, 0.2))
 
 
-def make_harness(**account_options: Any) -> Iterator[DropboxHarness]:
-    emulator = DropboxEmulator(**account_options).start()
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[DropboxEmulator]:
+    """One server per module; every harness empties its account first."""
+    with DropboxEmulator() as server:
+        yield server
+
+
+def make_harness(emulator: DropboxEmulator, **account_options: Any) -> Iterator[DropboxHarness]:
+    """A connector on a fresh, empty account of `emulator` (account options as given)."""
+    emulator.reset(**account_options)
     emulator.account.add_app("test-app", "test-secret")
     token = emulator.account.issue_refresh_token("test-app")
     h = DropboxHarness(emulator, None, token)  # type: ignore[arg-type]
@@ -96,21 +104,20 @@ def make_harness(**account_options: Any) -> Iterator[DropboxHarness]:
         yield h
     finally:
         h.connector.close()
-        emulator.stop()
 
 
 class TestDropboxContract(ConnectorContract):
     @pytest.fixture
-    def harness(self) -> Iterator[DropboxHarness]:
-        yield from make_harness()
+    def harness(self, emulator: DropboxEmulator) -> Iterator[DropboxHarness]:
+        yield from make_harness(emulator)
 
 
 class TestDropboxContractInFolder(ConnectorContract):
     """The suite again below a folder, with small pages so every listing pages."""
 
     @pytest.fixture
-    def harness(self) -> Iterator[DropboxHarness]:
-        for h in make_harness(page_size=3):
+    def harness(self, emulator: DropboxEmulator) -> Iterator[DropboxHarness]:
+        for h in make_harness(emulator, page_size=3):
             h.root = "/Work Area"
             h.max_poll_calls = 4
             h.scale_files = 0  # covered above; 3-entry pages over 5,000 files only cost time
@@ -118,8 +125,8 @@ class TestDropboxContractInFolder(ConnectorContract):
 
 
 @pytest.fixture
-def h() -> Iterator[DropboxHarness]:
-    yield from make_harness()
+def h(emulator: DropboxEmulator) -> Iterator[DropboxHarness]:
+    yield from make_harness(emulator)
 
 
 # --------------------------------------------------------------------------- options
@@ -157,8 +164,8 @@ def test_expired_access_token_is_refreshed(h: DropboxHarness) -> None:
     assert h.account.token_grants == grants + 1
 
 
-def test_short_lived_tokens_are_renewed_before_use() -> None:
-    for h in make_harness(access_token_ttl=2):
+def test_short_lived_tokens_are_renewed_before_use(emulator: DropboxEmulator) -> None:
+    for h in make_harness(emulator, access_token_ttl=2):
         h.put("/inbox/a.pdf", b"a")
         for _ in range(3):
             assert h.connector.stat_path("/inbox/a.pdf") is not None
@@ -284,8 +291,8 @@ def test_ensure_folder_where_a_file_is_raises_conflict(h: DropboxHarness) -> Non
 # --------------------------------------------------------------------------- longpoll
 
 
-def test_wait_for_changes() -> None:
-    for h in make_harness(longpoll_cap=0.3):
+def test_wait_for_changes(emulator: DropboxEmulator) -> None:
+    for h in make_harness(emulator, longpoll_cap=0.3):
         h.put("/inbox/a.pdf", b"a")
         _, cursor = poll(h, "/inbox", None)
         started = time.monotonic()
@@ -309,8 +316,8 @@ def test_wait_for_changes() -> None:
         assert h.calls("/2/files/list_folder/longpoll") == 4
 
 
-def test_wait_for_changes_honours_backoff() -> None:
-    for h in make_harness(longpoll_cap=0.1, longpoll_backoff=1):
+def test_wait_for_changes_honours_backoff(emulator: DropboxEmulator) -> None:
+    for h in make_harness(emulator, longpoll_cap=0.1, longpoll_backoff=1):
         h.put("/inbox/a.pdf", b"a")
         _, cursor = poll(h, "/inbox", None)
         assert h.connector.wait_for_changes(cursor, 40) is False
@@ -379,10 +386,10 @@ def _incremental_poll(h: DropboxHarness, cursor: str) -> tuple[int, int]:
 
 
 @pytest.mark.slow
-def test_poll_cost_and_memory_stay_flat_as_the_drive_grows() -> None:
+def test_poll_cost_and_memory_stay_flat_as_the_drive_grows(emulator: DropboxEmulator) -> None:
     measured: dict[int, tuple[int, int, int]] = {}
     for n in (500, 5000):
-        for h in make_harness():
+        for h in make_harness(emulator):
             _seed(h, n)
             before = h.api_calls()
             _, cursor = poll(h, "/inbox", None)

@@ -30,7 +30,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -173,6 +173,15 @@ class DropboxAccount:
     codes: dict[str, tuple[str, str]] = field(default_factory=dict)  # code -> (app, challenge)
     token_grants: int = 0
     _revs: Iterator[int] = field(default_factory=lambda: itertools.count(0x100000000))
+
+    def reset(self, **options: Any) -> None:
+        """Empty the account and apply `options` (the constructor's), as if newly made."""
+        fresh = DropboxAccount(**options)
+        with self.lock:
+            for f in fields(self):
+                if f.name != "lock":
+                    setattr(self, f.name, getattr(fresh, f.name))
+            self.epoch = fresh.epoch + self.epoch  # cursors of the old account answer reset
 
     # ---- backdoor: apps and tokens
 
@@ -767,6 +776,14 @@ class DropboxEmulator:
     def start(self) -> DropboxEmulator:
         self.server.start()
         return self
+
+    def reset(self, **account_options: Any) -> None:
+        """A fresh, empty account (see `DropboxAccount.reset`) and fault injector, same server."""
+        self.account.reset(**account_options)
+        self.faults.rate = 0.0
+        self.faults.retry_after = 0
+        self.faults.exempt = ()
+        self.faults.reset_counts()
 
     def stop(self) -> None:
         if self.server._server is not None:
