@@ -470,3 +470,14 @@ def _seed_range(st: Any, start: int, stop: int) -> None:
     for i in range(start, stop):
         where = "inbox/old" if i % 2 else "archive"
         st.put(f"/{where}/{i // 500:02d}/seed{i:05d}.pdf", b"s%d" % i)
+
+
+def test_move_refuses_names_that_break_paths(emulator: DriveEmulator, conn: GDriveConnector) -> None:
+    emulator.state.put("/inbox/a.pdf", b"a")
+    f = conn.stat_path("/inbox/a.pdf")
+    assert f is not None
+    dest = conn.ensure_folder("/lib")
+    for bad in ("", "x/y.pdf", ".."):
+        with pytest.raises(ConnectorError):
+            conn.move(f.id, dest, bad)
+    assert emulator.state.listing("/lib") == []

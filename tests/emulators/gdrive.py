@@ -189,6 +189,14 @@ _TOKEN = re.compile(
 Pred = Callable[[Item], bool]
 
 
+def _both(a: Pred, b: Pred) -> Pred:
+    return lambda it: a(it) and b(it)
+
+
+def _either(a: Pred, b: Pred) -> Pred:
+    return lambda it: a(it) or b(it)
+
+
 def parse_query(q: str) -> tuple[Pred, str | None]:
     """Compile `q` to a predicate, plus the parent id when the query is "'X' in parents and ..."."""
     tokens: list[tuple[str, str]] = []
@@ -221,7 +229,7 @@ def parse_query(q: str) -> tuple[Pred, str | None]:
         while peek("word", "or"):
             take()
             a, b = left, term(False)
-            left = lambda it, a=a, b=b: a(it) or b(it)  # noqa: E731
+            left = _either(a, b)
             hint.clear()
         return left
 
@@ -230,7 +238,7 @@ def parse_query(q: str) -> tuple[Pred, str | None]:
         while peek("word", "and"):
             take()
             a, b = left, factor(top)
-            left = lambda it, a=a, b=b: a(it) and b(it)  # noqa: E731
+            left = _both(a, b)
         return left
 
     def factor(top: bool) -> Pred:
@@ -525,13 +533,13 @@ def build_app(state: DriveState) -> Starlette:  # noqa: C901 - one closure per e
             status, reason = state.scripted.pop(0)
             raise ApiError(status, reason, reason)
 
-    def drive_api(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    def drive_api(fn: Callable[[Request, Any], Response]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             body = await request.body()
             try:
                 with state.lock:
                     authorize(request)
-                    return fn(request, json.loads(body) if body else {})  # type: ignore[call-arg]
+                    return fn(request, json.loads(body) if body else {})
             except ApiError as err:
                 return err.response()
         return endpoint

@@ -56,7 +56,9 @@ class GDriveOptions:
     connect_timeout: float = 300.0
 
     @classmethod
-    def parse(cls, options: Mapping[str, Any], *, for_connect: bool = False) -> GDriveOptions:
+    def parse(
+        cls, options: Mapping[str, Any], *, for_connect: bool = False, connection: str = "NAME"
+    ) -> GDriveOptions:
         """Validate `options`; raises ConfigError naming the bad key. No I/O but file checks."""
         unknown = sorted(set(options) - _KNOWN)
         if unknown:
@@ -103,7 +105,7 @@ class GDriveOptions:
             if missing:
                 raise ConfigError(
                     f"gdrive: missing option(s) {', '.join(missing)} (or give service_account_file); "
-                    "run `renamerd connect gdrive --connection NAME` to obtain a refresh token"
+                    f"run `renamerd connect gdrive --connection {connection}` to obtain a refresh token"
                 )
         return opts
 
@@ -157,14 +159,13 @@ class _Catcher(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
         query = parse_qs(urlsplit(self.path).query)
+        status, body = 404, b"not found"
         if "code" in query or "error" in query:
             self.server.query = query  # type: ignore[attr-defined]
-            body = b"renamerd: Google Drive access granted. You can close this window."
+            status, body = 200, b"renamerd: Google Drive access granted. You can close this window."
             if "error" in query:
                 body = b"renamerd: access was not granted. You can close this window."
-            self.send_response(200)
-        else:
-            body, _ = b"not found", self.send_response(404)
+        self.send_response(status)
         self.send_header("content-type", "text/plain; charset=utf-8")
         self.send_header("content-length", str(len(body)))
         self.end_headers()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from renamerd.connector import Changes, Conflict, NotFound, RemoteFile, join_path
+from renamerd.connector import Changes, Conflict, ConnectorError, NotFound, RemoteFile, join_path
 
 from . import auth
 from .api import DriveApi, InvalidCursor
@@ -20,6 +20,15 @@ GOOGLE_APPS = "application/vnd.google-apps."
 FILE_FIELDS = "id,name,mimeType,parents,size,md5Checksum,headRevisionId,version,modifiedTime,trashed"
 CHANGE_FIELDS = f"nextPageToken,newStartPageToken,changes(fileId,removed,file({FILE_FIELDS}))"
 PAGE = 1000
+
+
+def _call(resource: str, method: str, kwargs: dict[str, Any]) -> Callable[[Any], Any]:
+    """A request factory for `DriveApi.run`: service.<resource>().<method>(**kwargs)."""
+
+    def make(service: Any) -> Any:
+        return getattr(getattr(service, resource)(), method)(**kwargs)
+
+    return make
 
 
 def quote(value: str) -> str:
@@ -45,7 +54,7 @@ class GDriveConnector:
     def __init__(self, options: Mapping[str, Any], *, name: str, state_dir: str) -> None:
         self.name = name
         self.state_dir = state_dir
-        self.opts = auth.GDriveOptions.parse(options)
+        self.opts = auth.GDriveOptions.parse(options, connection=name)
         self.api = DriveApi(self.opts, name)
         self._tree: FolderTree | None = None
 
@@ -85,7 +94,7 @@ class GDriveConnector:
                 kwargs["orderBy"] = order_by
             if token:
                 kwargs["pageToken"] = token
-            resp = self.api.run(lambda s, kw=kwargs: s.files().list(**kw), "files.list")
+            resp = self.api.run(_call("files", "list", dict(kwargs)), "files.list")
             yield from resp.get("files", [])
             token = resp.get("nextPageToken")
             if not token:
@@ -219,7 +228,7 @@ class GDriveConnector:
         if self.opts.drive_id:
             kwargs["driveId"] = self.opts.drive_id
         while True:
-            resp = self.api.run(lambda s, t=token: s.changes().list(pageToken=t, **kwargs), "changes.list")
+            resp = self.api.run(_call("changes", "list", {"pageToken": token, **kwargs}), "changes.list")
             batch = resp.get("changes", [])
             for change in batch:  # folders first: a file may come before its new folder
                 meta = change.get("file") or {}
@@ -291,6 +300,8 @@ class GDriveConnector:
         Conflict. Repeating a finished move returns the file unchanged. NotFound if the file or
         the folder is gone.
         """
+        if not name or "/" in name or name in (".", ".."):
+            raise ConnectorError(f"gdrive {self.name}: {name!r} cannot be a file name in a path")
         meta = self._get(file_id, "files.get move")
         if meta.get("trashed"):
             raise NotFound(f"gdrive {self.name}: file {file_id} is in the trash")
