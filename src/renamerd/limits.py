@@ -132,7 +132,7 @@ class RateLimiter:
         ok = self._windows.hit(item, "renamerd", key)
         quota = self._quota(item, key)
         if not ok:
-            wait = math.ceil(quota.reset_ms / 1000 - self.clock())
+            wait = math.ceil(quota.reset_ms / 1000 - self.clock() - 0.01)
             raise LimitExceeded(what, quota, wait)
         return quota
 

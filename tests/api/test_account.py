@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from api.conftest import Api, MakeApi
 
 HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
@@ -119,3 +121,18 @@ def test_unauthenticated_requests_are_limited_per_address(make_api: MakeApi) -> 
 def test_credits_after_grant(api: Api) -> None:
     api.accounts.credits.grant(api.user_id, 25)
     assert api.client.get("/api/v1/credits", headers=api.auth).json() == {"credits": 75}
+
+
+@pytest.mark.redis
+def test_limits_on_redis_are_shared_by_two_apps(make_api: MakeApi, redis_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from renamerd.api.app import create_app
+
+    api = make_api(limits={"storage_url": redis_url, "burst_per_minute": 3})
+    second = TestClient(create_app(api.settings, api.db))
+    assert api.client.get("/api/v1/user", headers=api.auth).status_code == 200
+    assert second.get("/api/v1/user", headers=api.auth).status_code == 200
+    r = second.get("/api/v1/user", headers=api.auth)
+    assert r.status_code == 200 and r.headers["x-ratelimit-remaining"] == "0"
+    assert api.client.get("/api/v1/user", headers=api.auth).status_code == 429
