@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.engine.docmaker import Line, TextAt, make_pdf, make_scan
+from engine.docmaker import Line, TextAt, make_pdf, make_scan
 
 # per language: titles per type, labels, date style, names
 L: dict[str, dict[str, Any]] = {

@@ -33,6 +33,8 @@ _FOLDER_WORDS = re.compile(
     r"la|carpeta|il|cartella|de|het|map|o|a|pasta|called|named|namens|nommé|llamada|chiamata)(?!\w)",
     re.I,
 )
+_COPULA = {"is", "ist", "est", "es", "e", "sind", "are", "zijn", "is", "son", "sono", "sao",
+           "ha", "hat", "has", "then", "dann", "alors", "entonces", "allora", "dan", "entao"}
 _DATE_FORMAT = re.compile(r"(?<![A-Za-z])([YJAGTDM]{2,4}(?:[-./_ ]?[YJAGTDM]{2,4}){1,2})(?![A-Za-z])")
 
 
@@ -230,8 +232,13 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
     fm = v.from_re.search(folded)
     if fm and (put is None or fm.end() < put.start()):
         end = put.start() if put else len(clause)
-        cand = clause[fm.end():end].strip(" ,.:")
-        if cand and len(cand) <= 60 and not v.types_re.fullmatch(fold(cand)):
+        cand = clause[fm.end():end].split(",")[0].strip(" ,.:")
+        words = cand.split()
+        while words and fold(words[-1]) in _COPULA:
+            words.pop()
+        cand = " ".join(words)
+        if cand and len(cand) <= 60 and not v.types_re.fullmatch(fold(cand)) \
+                and fold(cand) not in v.dims:
             issuer = cand
 
     by = v.by_re.search(folded)

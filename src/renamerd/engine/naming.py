@@ -107,8 +107,8 @@ def safe_component(text: str, *, max_bytes: int = MAX_BYTES, keep_suffix: str = 
 
 
 def safe_path(segments: list[str]) -> str:
-    """Join safe segments with '/'; empty segments are dropped."""
-    return "/".join(safe_component(s) for s in segments if s and s.strip())
+    """Join safe segments with '/'; empty, "." and ".." segments are dropped."""
+    return "/".join(safe_component(s) for s in segments if s and s.strip(" ."))
 
 
 def _field_text(name: str, values: Mapping[str, Any], language: str, date_format: str | None,

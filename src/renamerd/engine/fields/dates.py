@@ -52,7 +52,7 @@ def _month_table() -> dict[str, int]:
 
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    months = "|".join(re.escape(m) for m in sorted(_month_table(), key=len, reverse=True))
+    months = alternation(set(_month_table()), exact=True)
     numeric = re.compile(
         r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|\d{2})(?![\d])"
     )
@@ -68,14 +68,16 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 
 @functools.cache
 def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    """Labels of the document's language, English, and the long (specific) labels of every
+    other language (short ones like "den", "le", "to" only count in their own language)."""
     kinds: dict[str, str] = {}
-    langs = [language] if language == "en" else [language, "en"]
-    for lang in langs:
+    langs = [language, "en"] + [lang for lang in LANGUAGES if lang not in (language, "en")]
+    for i, lang in enumerate(langs):
         labels = load(lang)["labels"]
         for kind in LABEL_WEIGHTS:
             for phrase in labels.get(kind, []):
-                if lang != language and len(phrase) <= 4:
-                    continue  # short English words ("to", "dob") only for English documents
+                if (i == 1 and len(phrase) <= 4) or (i >= 2 and len(phrase) < 7):
+                    continue
                 kinds.setdefault(fold(phrase), kind)
     return re.compile(alternation(set(kinds))), kinds
 

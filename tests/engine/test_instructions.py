@@ -1,0 +1,95 @@
+"""customTemplate -> rules, in seven languages; what is not understood is said."""
+
+from __future__ import annotations
+
+import pytest
+
+from renamerd.engine.instructions import Condition, compile_template, rules_from_dict
+
+
+def test_conditional_folder_with_issuer() -> None:
+    rules = compile_template("if it is an invoice from Telekom put it in Bills/Phone")
+    assert rules.conditions == [Condition("Bills/Phone", "invoice", "Telekom")]
+    assert rules.readable() == [
+        "if document_type = invoice and issuer contains 'Telekom' -> folder 'Bills/Phone'"]
+    assert rules.folder_for({"document_type": "invoice",
+                             "issuer": "Telekom Deutschland GmbH"}) == "Bills/Phone"
+    assert rules.folder_for({"document_type": "invoice", "issuer": "Vodafone"}) is None
+    assert rules.folder_for({"document_type": "receipt", "issuer": "Telekom"}) is None
+
+
+@pytest.mark.parametrize("text, condition", [
+    ("Rechnungen nach Jahr ordnen", Condition("{year}", "invoice")),
+    ("les contrats dans Juridique", Condition("Juridique", "contract")),
+    ("las facturas de Iberdrola en Luz/Facturas", Condition("Luz/Facturas", "invoice",
+                                                            "Iberdrola")),
+    ("fatture per anno e azienda", Condition("{year}/{issuer}", "invoice")),
+    ("facturen van KPN in Telefoon", Condition("Telefoon", "invoice", "KPN")),
+    ("coloque os contratos em Jurídico", Condition("Jurídico", "contract")),
+    ("Wenn es eine Rechnung von Vattenfall ist, in den Ordner Strom", Condition(
+        "Strom", "invoice", "Vattenfall")),
+    ("put receipts into the Expenses folder", Condition("Expenses", "receipt")),
+    ("sort everything by year", Condition("{year}", None)),
+    ("classer par mois", Condition("{year}/{month}", None)),
+])
+def test_folder_rules_in_several_languages(text: str, condition: Condition) -> None:
+    rules = compile_template(text)
+    assert rules.conditions == [condition], rules.readable()
+    assert rules.not_understood == []
+
+
+@pytest.mark.parametrize("text, fields, sep, case", [
+    ("name it date then company then invoice number, separated by dashes, lowercase",
+     ["date", "issuer", "invoice_number"], "-", "lower"),
+    ("Dateiname: Datum, Firma, Rechnungsnummer, getrennt durch Unterstriche",
+     ["date", "issuer", "invoice_number"], "_", None),
+    ("nomme-le société puis date, séparés par des tirets, en majuscules",
+     ["issuer", "date"], "-", "upper"),
+    ("nómbralo fecha y empresa separados por guiones", ["date", "issuer"], "-", None),
+    ("chiamalo data poi azienda, separati da trattini, minuscolo", ["date", "issuer"], "-",
+     "lower"),
+    ("noem het datum dan bedrijf gescheiden door spaties", ["date", "issuer"], " ", None),
+    ("nomeie data e empresa separados por hífens", ["date", "issuer"], "-", None),
+])
+def test_naming_rules(text: str, fields: list[str], sep: str, case: str | None) -> None:
+    rules = compile_template(text)
+    assert rules.fields == fields, rules.readable()
+    assert rules.separator == sep
+    assert rules.case == case
+
+
+@pytest.mark.parametrize("text, fmt", [("date as DD.MM.YYYY", "DD.MM.YYYY"),
+                                       ("Datum als TT.MM.JJJJ", "DD.MM.YYYY"),
+                                       ("date au format JJ-MM-AAAA", "DD-MM-YYYY"),
+                                       ("fecha DD/MM/AAAA", "DD/MM/YYYY"),
+                                       ("YYYYMMDD", "YYYYMMDD")])
+def test_date_formats(text: str, fmt: str) -> None:
+    assert compile_template(text).date_format == fmt
+
+
+def test_several_sentences_and_what_was_not_understood() -> None:
+    rules = compile_template(
+        "Name it date then company, separated by underscores. Contracts go into Legal. "
+        "Make it sparkle!")
+    assert rules.fields == ["date", "issuer"]
+    assert rules.conditions == [Condition("Legal", "contract")]
+    assert rules.not_understood == ["Make it sparkle!"]
+    assert any("Legal" in r for r in rules.readable())
+
+
+def test_empty_and_nonsense() -> None:
+    assert compile_template(None).empty and compile_template("   ").empty
+    rules = compile_template("blah blah")
+    assert rules.empty and rules.not_understood == ["blah blah"]
+
+
+def test_rules_from_model_answers_are_validated() -> None:
+    ok = rules_from_dict({"fields": ["date", "issuer"], "separator": "-", "case": "lower",
+                          "date_format": "YYYY-MM", "conditions": [
+                              {"document_type": "invoice", "issuer": None, "folder": "A/B"}]})
+    assert ok.fields == ["date", "issuer"] and ok.conditions[0].folder == "A/B"
+    for bad in ({"fields": ["rm -rf"]}, {"separator": "/"}, {"case": "title"},
+                {"date_format": "%Y"}, {"conditions": [{"folder": "../x"}]},
+                {"conditions": [{"folder": "x", "document_type": "spaceship"}]}):
+        with pytest.raises(ValueError):
+            rules_from_dict(bad)
