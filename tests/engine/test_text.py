@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import stat
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import docmaker as dm
+from renamerd.engine.readers.images import ImagePages, ocr_scale
 from renamerd.engine.readers.langid import guess_language
 from renamerd.engine.readers.legacy import convert_command
 from renamerd.engine.text import open_text
@@ -259,3 +261,20 @@ def test_no_stray_files_left_in_tmp() -> None:
     before = {p.name for p in tmp.glob("renamerd-ocr-*")}
     open_text(dm.make_scan(["Short text"], dpi=100), CFG).page(0)
     assert {p.name for p in tmp.glob("renamerd-ocr-*")} <= before
+
+
+def test_ocr_scale_keeps_about_300_dpi() -> None:
+    assert ocr_scale(2480, 3508) == 1  # A4 at 300 dpi
+    assert ocr_scale(4960, 7016) == 2  # 600 dpi
+    assert ocr_scale(9920, 14032) == 4  # 1200 dpi
+    assert ocr_scale(4032, 3024) == 1  # phone photo
+
+
+def test_big_jpeg_is_decoded_grey_at_reduced_size() -> None:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (4960, 7016), "white").save(buf, format="JPEG")
+    pages = ImagePages(buf.getvalue(), CFG)
+    page = pages.image_of(0)
+    assert page.mode == "L" and page.size == (2480, 3508)

@@ -44,6 +44,18 @@ def open_image(data: bytes, config: EngineConfig) -> Image.Image:
     return img
 
 
+#: long side (pixels) of an A4 page at about 300 dpi, the resolution tesseract reads best
+OCR_LONG_SIDE = 3300
+
+
+def ocr_scale(width: int, height: int) -> int:
+    """Power-of-two reduction (1, 2 or 4) that keeps the long side at or above OCR_LONG_SIDE."""
+    scale = 1
+    while scale < 4 and max(width, height) // (scale * 2) >= OCR_LONG_SIDE:
+        scale *= 2
+    return scale
+
+
 class ImagePages:
     """Pages of a JPEG, PNG or TIFF (one per TIFF frame); pixels decoded only when read."""
 
@@ -83,6 +95,10 @@ class ImagePages:
         try:
             if self.page_count > 1:
                 self.image.seek(index)
+            if self.image.format == "JPEG":
+                scale = ocr_scale(self.image.width, self.image.height)
+                # decode straight to grey, and at 1/2 or 1/4 size when far above OCR needs
+                self.image.draft("L", (self.image.width // scale, self.image.height // scale))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
                 frame = self.image.copy()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from renamerd.engine.readers.images import ocr_scale
 from renamerd.engine.readers.langid import guess_language
 from renamerd.engine.types import EngineConfig, EngineError, UnreadableDocument
 
@@ -222,7 +223,15 @@ def parse_tsv(tsv: str) -> tuple[str, float, int]:
 
 
 def _prepare(image: Image.Image) -> Image.Image:
-    """Grey-scale 8-bit copy (or 1-bit as is) that PPM/PGM can hold; alpha goes to white."""
+    """Grey-scale 8-bit copy (or 1-bit as is) that PPM/PGM can hold, reduced to about 300 dpi
+    when far larger (600 dpi scans OCR as well at half size, in a quarter of the time)."""
+    grey = _grey(image)
+    scale = ocr_scale(grey.width, grey.height)
+    return grey.reduce(scale) if scale > 1 and grey.mode == "L" else grey
+
+
+def _grey(image: Image.Image) -> Image.Image:
+    """Alpha goes to white; everything but 1-bit becomes 8-bit grey."""
     if image.mode in ("1", "L"):
         return image
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):

@@ -1,0 +1,232 @@
+"""Engine benchmark: the pipeline against the raw library calls, side by side, in one run.
+
+    .venv/bin/python bench/engine.py [--quick]
+
+(a) `renamerd.engine.rename()` on a one-page text PDF vs raw
+    `pypdf.PdfReader(BytesIO(data)).pages[0].extract_text()`            (aim <= 1.3x)
+(b) `rename()` on a scan image vs raw `pytesseract.image_to_string(img)`  (aim <= 1.15x)
+    The raw call is timed twice: as is (tesseract's OpenMP threads), and with
+    OMP_THREAD_LIMIT=1, which the engine sets for its own tesseract runs.
+(c) peak memory of `rename()` on 25 MB documents (PDF, DOCX; and a 600 dpi colour JPEG scan,
+    the largest pixel count a scan usually has), each in a fresh process after
+    one warm-up call: tracemalloc peak (Python allocations) and the rise in ru_maxrss (whole
+    process, includes the document itself).
+
+Runs are interleaved (pipeline, raw, pipeline, raw, ...) so load on a shared machine hits both
+sides alike; medians are printed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from engine import docmaker as dm  # noqa: E402
+
+INVOICE = [
+    dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),
+    dm.TextAt(20, 28, "12 High Street, London EC1A 1BB, United Kingdom", 9),
+    dm.TextAt(20, 32, "VAT GB 123 4567 89 - accounts@northwind.example", 9),
+    dm.TextAt(20, 50, "Fabrikam GmbH, Hauptstraße 5, 80331 München", 10),
+    dm.TextAt(130, 50, "INVOICE", 18, bold=True),
+    dm.TextAt(130, 60, "Invoice number: INV-2024-0042", 10),
+    dm.TextAt(130, 65, "Invoice date: 14 March 2024", 10),
+    dm.TextAt(130, 70, "Due date: 13 April 2024", 10),
+    dm.TextAt(20, 90, "Description                          Qty     Price      Amount", 10),
+    dm.TextAt(20, 97, "Consulting services, February 2024    10    120.00    1,200.00", 10),
+    dm.TextAt(20, 104, "Travel expenses                        1    240.00      240.00", 10),
+    dm.TextAt(120, 120, "Subtotal                 1,440.00 GBP", 10),
+    dm.TextAt(120, 126, "VAT 20%                    288.00 GBP", 10),
+    dm.TextAt(120, 132, "Total amount due         1,728.00 GBP", 11, bold=True),
+    dm.TextAt(20, 150, "Please pay within 30 days to IBAN GB29 NWBK 6016 1331 9268 19.", 10),
+    dm.TextAt(20, 280, "Northwind Traders Ltd - Registered in England No. 01234567", 8),
+]
+
+
+def median_pair(pipeline: Callable[[], object], raw: Callable[[], object],
+                runs: int) -> tuple[float, float]:
+    pipeline()
+    raw()  # warm-up: imports, caches
+    p_times, r_times = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        pipeline()
+        p_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        raw()
+        r_times.append(time.perf_counter() - t)
+    return statistics.median(p_times), statistics.median(r_times)
+
+
+def show(label: str, ours: float, theirs: float, aim: float) -> None:
+    ratio = ours / theirs
+    mark = "ok" if ratio <= aim else "OVER AIM"
+    print(f"  {label:<44} {ours * 1000:9.1f} ms  vs {theirs * 1000:9.1f} ms  = {ratio:5.2f}x"
+          f"  (aim <= {aim}x: {mark})")
+
+
+def bench_text_pdf(runs: int) -> None:
+    import pypdf
+
+    from renamerd.engine import rename
+    from renamerd.engine.text import open_text
+    from renamerd.engine.types import EngineConfig, RenameOptions
+
+    data = dm.make_pdf(INVOICE)
+    cfg = EngineConfig()
+    print(f"(a) one-page text PDF ({len(data)} bytes), median of {runs}")
+    result = rename(data, "x.pdf", RenameOptions())
+    print(f"    -> {result.suggested_filename}")
+    ours, raw = median_pair(lambda: rename(data, "x.pdf", RenameOptions()),
+                            lambda: pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text(),
+                            runs)
+    show("rename() vs raw pypdf extract_text", ours, raw, 1.3)
+    ours, raw = median_pair(lambda: open_text(data, cfg).page(0),
+                            lambda: pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text(),
+                            runs)
+    show("reading layer open_text().page(0) vs raw", ours, raw, 1.3)
+
+
+def bench_scan(runs: int) -> None:
+    import pytesseract
+    from PIL import Image
+
+    from renamerd.engine import rename
+    from renamerd.engine.types import RenameOptions
+
+    data = dm.make_scan(INVOICE, dpi=200, noise=0.02, fmt="png")
+    print(f"(b) scan, PNG 200 dpi A4 ({len(data)} bytes), median of {runs}")
+    result = rename(data, "x.png", RenameOptions())
+    print(f"    -> {result.suggested_filename}")
+
+    def raw() -> str:
+        return str(pytesseract.image_to_string(Image.open(io.BytesIO(data))))
+
+    def raw_one_thread() -> str:
+        old = os.environ.get("OMP_THREAD_LIMIT")
+        os.environ["OMP_THREAD_LIMIT"] = "1"
+        try:
+            return raw()
+        finally:
+            if old is None:
+                del os.environ["OMP_THREAD_LIMIT"]
+            else:
+                os.environ["OMP_THREAD_LIMIT"] = old
+
+    ours, theirs = median_pair(lambda: rename(data, "x.png", RenameOptions()), raw, runs)
+    show("rename() vs raw image_to_string", ours, theirs, 1.15)
+    ours, theirs = median_pair(lambda: rename(data, "x.png", RenameOptions()), raw_one_thread,
+                               runs)
+    show("rename() vs raw, OMP_THREAD_LIMIT=1", ours, theirs, 1.15)
+
+
+def make_big(kind: str, size: int = 25 * 1024 * 1024 - 64 * 1024) -> bytes:
+    """A document just under 25 MiB: the invoice first, then incompressible images."""
+    noise = os.urandom
+    if kind == "jpeg":  # a 600 dpi colour A4 scan: 35 Mpixel, 105 MB decoded
+        page = dm.render_page(INVOICE, dpi=600, noise=0.05).convert("RGB")
+        out = io.BytesIO()
+        page.save(out, format="JPEG", quality=97)
+        return out.getvalue()
+    if kind == "pdf":
+        import pypdf
+
+        writer = pypdf.PdfWriter(clone_from=io.BytesIO(dm.make_pdf(INVOICE)))
+        page = writer.pages[0]
+        chunk = 4 * 1024 * 1024
+        from pypdf.generic import DecodedStreamObject, NameObject, NumberObject
+        xobjects = {}
+        total = 0
+        i = 0
+        while total + chunk < size:
+            stream = DecodedStreamObject()
+            stream.set_data(noise(chunk))
+            stream.update({NameObject("/Type"): NameObject("/XObject"),
+                           NameObject("/Subtype"): NameObject("/Image"),
+                           NameObject("/Width"): NumberObject(2048),
+                           NameObject("/Height"): NumberObject(2048),
+                           NameObject("/ColorSpace"): NameObject("/DeviceGray"),
+                           NameObject("/BitsPerComponent"): NumberObject(8)})
+            xobjects[f"/Big{i}"] = writer._add_object(stream)
+            total += chunk
+            i += 1
+        blank = writer.add_blank_page()
+        from pypdf.generic import DictionaryObject
+        blank[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/XObject"): DictionaryObject(
+                {NameObject(k): v for k, v in xobjects.items()})})
+        del page
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+    docx = dm.make_docx(["Northwind Traders Ltd", "Invoice number: INV-2024-0042",
+                         "Invoice date: 14 March 2024", "Total 1,728.00 GBP"])
+    buf = io.BytesIO(docx)
+    with zipfile.ZipFile(buf, "a", zipfile.ZIP_STORED) as zf:
+        for i in range(6):
+            zf.writestr(f"word/media/image{i}.png", noise((size - len(docx)) // 6))
+    return buf.getvalue()
+
+
+def child_memory(kind: str, path: str) -> None:
+    from renamerd.engine import rename
+    from renamerd.engine.types import RenameOptions
+
+    data = Path(path).read_bytes()
+    rename(dm.make_pdf(INVOICE), "warm-up.pdf", RenameOptions())  # imports, lexicon regexes
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    t = time.perf_counter()
+    result = rename(data, f"x.{kind}", RenameOptions())
+    elapsed = time.perf_counter() - t
+    peak = tracemalloc.get_traced_memory()[1]
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+    print(json.dumps({"kind": kind, "bytes": len(data), "peak": peak, "rss_rise_kb": rss,
+                      "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                      "seconds": elapsed, "name": result.suggested_filename}))
+
+
+def bench_memory() -> None:
+    print("(c) peak memory of rename() on 25 MB documents and a 600 dpi scan (fresh process each)")
+    import tempfile
+
+    for kind in ("pdf", "docx", "jpeg"):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"big.{kind}"
+            path.write_bytes(make_big(kind))
+            out = subprocess.run([sys.executable, __file__, "--child", kind, str(path)],
+                                 capture_output=True, text=True, check=True,
+                                 ).stdout.strip().splitlines()[-1]
+        r = json.loads(out)
+        print(f"  {kind:<5} {r['bytes'] / 1e6:5.1f} MB: tracemalloc peak "
+              f"{r['peak'] / 1e6:6.1f} MB, ru_maxrss {r['rss_kb'] / 1024:6.1f} MB "
+              f"(+{r['rss_rise_kb'] / 1024:.1f} MB over the warmed-up process), "
+              f"{r['seconds'] * 1000:.0f} ms -> {r['name']}")
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child_memory(sys.argv[2], sys.argv[3])
+        return
+    quick = "--quick" in sys.argv
+    bench_text_pdf(30 if quick else 100)
+    bench_scan(3 if quick else 7)
+    bench_memory()
+
+
+if __name__ == "__main__":
+    main()
