@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -41,19 +39,21 @@ from renamerd.connector import (
     iter_chunks,
     join_path,
 )
+from renamerd_connectors.onedrive_auth import (
+    GraphTokens,
+    authority_url,
+    device_code_flow,
+    scopes_option,
+    text_option,
+)
 
 log = logging.getLogger(__name__)
 
 GRAPH_ENDPOINT = "https://graph.microsoft.com/v1.0"
-LOGIN_ENDPOINT = "https://login.microsoftonline.com"
-DEFAULT_SCOPES = ("Files.ReadWrite.All",)
 OPTIONS = {
     "client_id", "client_secret", "tenant", "refresh_token", "authority", "graph_endpoint",
     "ca_bundle", "drive_id", "scopes", "timeout",
 }
-#: errors from the token endpoint that no retry will cure: a person must reconnect
-AUTH_ERRORS = {"invalid_grant", "interaction_required", "invalid_client", "unauthorized_client",
-               "consent_required", "invalid_scope", "unsupported_grant_type"}
 INVALID_CHARS = frozenset('"*:<>?/\\|')
 RESERVED_NAMES = frozenset({".lock", "con", "prn", "aux", "nul", "desktop.ini"}
                            | {f"{p}{n}" for p in ("com", "lpt") for n in range(10)})
@@ -92,34 +92,11 @@ class _Resync(Exception):
     """Graph answered 410 Gone to a delta token."""
 
 
-class MsalHttp:
-    """The http_client msal asks for, over httpx: msal's default (requests) lets the
-    REQUESTS_CA_BUNDLE environment variable override `verify`, so `ca_bundle` would be ignored."""
-
-    def __init__(self, verify: str | bool, timeout: float) -> None:
-        self._client = httpx.Client(verify=verify, timeout=timeout, follow_redirects=False)
-
-    def post(self, url: str, params: Any = None, data: Any = None, headers: Any = None,
-             **kwargs: Any) -> httpx.Response:
-        if isinstance(data, str | bytes):
-            return self._client.post(url, params=params, content=data, headers=headers)
-        return self._client.post(url, params=params, data=data, headers=headers)
-
-    def get(self, url: str, params: Any = None, headers: Any = None, **kwargs: Any) -> httpx.Response:
-        return self._client.get(url, params=params, headers=headers)
-
-    def close(self) -> None:
-        self._client.close()
-
-
 class OneDriveConnector:
     """A OneDrive or SharePoint drive, through Microsoft Graph. See the module docstring."""
 
     provider = "onedrive"
     case_insensitive = True
-    #: called with the new refresh token whenever Microsoft rotates it (every refresh); the
-    #: daemon may store it (encrypted) so a restart months later still signs in. Optional.
-    on_token_rotated: Callable[[str], None] | None = None
 
     def __init__(self, options: dict[str, Any], *, name: str, state_dir: str) -> None:
         unknown = set(options) - OPTIONS
@@ -127,104 +104,38 @@ class OneDriveConnector:
             raise ConfigError(f"onedrive connection {name!r}: unknown options {sorted(unknown)}")
         self.name = name
         self.state_dir = state_dir
-        self._client_id = _text(options, "client_id", name, required=True)
-        self._client_secret = _text(options, "client_secret", name) or None
-        self._refresh_token = _text(options, "refresh_token", name)
-        if not self._refresh_token:
+        client_id = text_option(options, "client_id", name, required=True)
+        refresh_token = text_option(options, "refresh_token", name)
+        if not refresh_token:
             raise ConfigError(f"onedrive connection {name!r} has no refresh_token: run "
                               f"`renamerd connect onedrive --connection {name}`")
-        self._authority = authority_url(options, name)
-        graph = (_text(options, "graph_endpoint", name) or GRAPH_ENDPOINT).rstrip("/")
+        authority = authority_url(options, name)
+        graph = (text_option(options, "graph_endpoint", name) or GRAPH_ENDPOINT).rstrip("/")
         if urlsplit(graph).scheme not in ("https", "http") or not urlsplit(graph).netloc:
             raise ConfigError(f"onedrive connection {name!r}: graph_endpoint must be an https URL")
         self._graph = graph
         self._graph_origin = _origin(graph)
-        self._verify: str | bool = _text(options, "ca_bundle", name) or True
+        self._verify: str | bool = text_option(options, "ca_bundle", name) or True
         if isinstance(self._verify, str) and not os.path.isfile(self._verify):
             raise ConfigError(f"onedrive connection {name!r}: ca_bundle {self._verify} not found")
-        drive_id = _text(options, "drive_id", name)
+        drive_id = text_option(options, "drive_id", name)
         self._drive_url = f"{graph}/drives/{quote(drive_id, safe='')}" if drive_id else f"{graph}/me/drive"
-        scopes = options.get("scopes", list(DEFAULT_SCOPES))
-        if isinstance(scopes, str):
-            scopes = scopes.split()
-        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes) or not scopes:
-            raise ConfigError(f"onedrive connection {name!r}: scopes must be a list of strings")
-        self._scopes = scopes
         try:
             self._timeout = float(options.get("timeout", 60))
         except (TypeError, ValueError) as err:
             raise ConfigError(f"onedrive connection {name!r}: timeout must be a number") from err
+        self.tokens = GraphTokens(
+            name=name, client_id=client_id,
+            client_secret=text_option(options, "client_secret", name) or None,
+            refresh_token=refresh_token, authority=authority, verify=self._verify,
+            timeout=self._timeout, scopes=scopes_option(options, name))
         self.pacer = Pacer(max_sleep=60.0)
-        self._lock = threading.Lock()
         self._http: httpx.Client | None = None
         self._plain: httpx.Client | None = None
-        self._msal: Any = None
-        self._access: str | None = None
-        self._access_until = 0.0
         self._drive: dict[str, Any] | None = None
         self._watch_ids: dict[str, str] = {}
         #: folder id -> (path, parent id, name), least recently used first
         self._folders: OrderedDict[str, tuple[str, str, str]] = OrderedDict()
-
-    # ------------------------------------------------------------------ auth
-
-    def _app(self) -> Any:
-        if self._msal is None:
-            import msal
-
-            kwargs: dict[str, Any] = {"authority": self._authority, "instance_discovery": False,
-                                      "validate_authority": False,
-                                      "http_client": MsalHttp(self._verify, self._timeout)}
-            try:
-                if self._client_secret:
-                    self._msal = msal.ConfidentialClientApplication(
-                        self._client_id, client_credential=self._client_secret, **kwargs)
-                else:
-                    self._msal = msal.PublicClientApplication(self._client_id, **kwargs)
-            except ValueError as err:  # tenant discovery refused (unknown tenant, 4xx)
-                if "HTTP status: 5" in str(err):
-                    raise TransientError(f"onedrive {self.name}: sign-in service unavailable") from err
-                raise AuthError(f"onedrive connection {self.name!r}: authority {self._authority} "
-                                f"refused ({err.__class__.__name__}); check tenant/authority") from err
-            except (httpx.HTTPError, OSError) as err:
-                raise TransientError(f"onedrive {self.name}: cannot reach the sign-in service "
-                                     f"({type(err).__name__})") from err
-        return self._msal
-
-    def _token(self) -> str:
-        """A valid access token, refreshed when close to expiry. Raises AuthError/TransientError."""
-        with self._lock:
-            if self._access and time.monotonic() < self._access_until:
-                return self._access
-            from msal.exceptions import MsalServiceError
-
-            app = self._app()
-            try:
-                result = app.acquire_token_by_refresh_token(self._refresh_token, scopes=self._scopes)
-            except (httpx.HTTPError, OSError, ValueError, MsalServiceError) as err:
-                raise TransientError(f"onedrive {self.name}: token refresh failed "
-                                     f"({type(err).__name__})") from err
-            if "access_token" in result:
-                self._access = str(result["access_token"])
-                lifetime = float(result.get("expires_in", 3600))
-                self._access_until = time.monotonic() + lifetime - min(300.0, lifetime / 4)
-                rotated = result.get("refresh_token")
-                if rotated and rotated != self._refresh_token:  # Microsoft rotates them
-                    self._refresh_token = str(rotated)
-                    if self.on_token_rotated is not None:
-                        try:
-                            self.on_token_rotated(self._refresh_token)
-                        except Exception:  # storing is best effort; the token still works
-                            log.warning("onedrive %s: could not store the rotated refresh token",
-                                        self.name, exc_info=True)
-                return self._access
-            error = result.get("error")
-            code = str(result.get("error_description", "")).split(":", 1)[0][:20]
-            if isinstance(error, str) and error in AUTH_ERRORS:
-                raise AuthError(f"onedrive connection {self.name!r}: Microsoft refused the refresh "
-                                f"token ({error} {code}); reconnect with `renamerd connect onedrive "
-                                f"--connection {self.name}`")
-            raise TransientError(f"onedrive {self.name}: token endpoint said {error!r} {code}")
 
     # ------------------------------------------------------------------ HTTP
 
@@ -245,15 +156,14 @@ class OneDriveConnector:
     def _once(self, method: str, url: str, json_body: Any, params: dict[str, str] | None
               ) -> httpx.Response:
         for attempt in (1, 2):
-            token = self._token()
+            token = self.tokens.token()
             try:
                 resp = self._client().request(method, url, json=json_body, params=params,
                                               headers={"Authorization": f"Bearer {token}"})
             except httpx.TransportError as err:
                 raise TransientError(f"onedrive {self.name}: network error ({type(err).__name__})") from err
             if resp.status_code == 401 and attempt == 1:
-                with self._lock:
-                    self._access = None  # expired or revoked access token: refresh once
+                self.tokens.invalidate()  # expired or revoked access token: refresh once
                 continue
             self._raise_for(resp)
             return resp
@@ -466,6 +376,10 @@ class OneDriveConnector:
         def attempt() -> int:
             resp = self._once("GET", f"{self._item_url(file_id)}/content", None, None)
             location = resp.headers.get("location")
+            if resp.status_code == 200:  # served directly (some proxies do): already in memory
+                dest.seek(0)
+                dest.truncate()
+                return iter_chunks([resp.content], dest, max_bytes)
             if resp.status_code not in (301, 302, 303, 307, 308) or not location:
                 raise ConnectorError(f"onedrive {self.name}: /content answered {resp.status_code} "
                                      f"without a redirect")
@@ -535,11 +449,20 @@ class OneDriveConnector:
         for client in (self._http, self._plain):
             if client is not None:
                 client.close()
-        if self._msal is not None:
-            self._msal.http_client.close()
-        self._http = self._plain = self._msal = None
+        self.tokens.close()
+        self._http = self._plain = None
 
     # ------------------------------------------------------------------ connecting
+
+    @property
+    def on_token_rotated(self) -> Callable[[str], None] | None:
+        """Called with the new refresh token whenever Microsoft rotates it (on every refresh);
+        the daemon may store it (encrypted) so that a restart months later still signs in."""
+        return self.tokens.on_rotated
+
+    @on_token_rotated.setter
+    def on_token_rotated(self, sink: Callable[[str], None] | None) -> None:
+        self.tokens.on_rotated = sink
 
     @classmethod
     def connect_flow(cls, options: dict[str, Any], *, echo: Callable[[str], None],
@@ -547,62 +470,13 @@ class OneDriveConnector:
         """Device-code sign-in for a person at a terminal; returns the refresh token.
 
         Prints the verification URL and the code, then waits (polling Microsoft) until the person
-        has signed in. Raises AuthError if sign-in is refused or the code expires.
+        has signed in; `prompt` is not needed. Raises AuthError if sign-in is refused or the code
+        expires.
         """
-        import msal
-
-        name = "new connection"
-        client_id = _text(options, "client_id", name, required=True)
-        verify = _text(options, "ca_bundle", name) or True
-        scopes = options.get("scopes", list(DEFAULT_SCOPES))
-        if isinstance(scopes, str):
-            scopes = scopes.split()
-        if _text(options, "client_secret", name):
-            echo("Note: the device-code sign-in uses the app as a public client "
-                 "(enable 'Allow public client flows' in its registration).")
-        try:
-            app = msal.PublicClientApplication(client_id, authority=authority_url(options, name),
-                                               instance_discovery=False, validate_authority=False,
-                                               http_client=MsalHttp(verify, 60.0))
-            flow = app.initiate_device_flow(scopes=scopes)
-        except (ValueError, httpx.HTTPError) as err:
-            raise AuthError(f"onedrive: cannot start the device sign-in ({err})") from err
-        if "user_code" not in flow:
-            raise AuthError(f"onedrive: device sign-in refused: {flow.get('error')} "
-                            f"{str(flow.get('error_description', ''))[:120]}")
-        echo(f"To connect OneDrive, open {flow['verification_uri']} and enter the code "
-             f"{flow['user_code']}")
-        echo("Waiting for you to finish signing in...")
-        result = app.acquire_token_by_device_flow(flow)
-        if "refresh_token" not in result:
-            raise AuthError(f"onedrive: sign-in did not complete: {result.get('error')} "
-                            f"{str(result.get('error_description', ''))[:120]}")
-        echo("Signed in.")
-        return str(result["refresh_token"])
+        return device_code_flow(options, echo=echo)
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _text(options: dict[str, Any], key: str, name: str, *, required: bool = False) -> str:
-    value = options.get(key)
-    if value is None or value == "":
-        if required:
-            raise ConfigError(f"onedrive connection {name!r}: option {key} is required")
-        return ""
-    if not isinstance(value, str):
-        raise ConfigError(f"onedrive connection {name!r}: option {key} must be a string")
-    return value
-
-
-def authority_url(options: dict[str, Any], name: str) -> str:
-    """`authority` as given when it names a tenant, else ``{authority or login}/{tenant}``."""
-    tenant = _text(options, "tenant", name) or "common"
-    authority = (_text(options, "authority", name) or LOGIN_ENDPOINT).rstrip("/")
-    parts = urlsplit(authority)
-    if parts.scheme != "https" or not parts.netloc:
-        raise ConfigError(f"onedrive connection {name!r}: authority must be an https URL")
-    return authority if parts.path.strip("/") else f"{authority}/{quote(tenant, safe='')}"
 
 
 def _origin(url: str) -> str:

@@ -283,10 +283,10 @@ def test_revision_is_the_content_hash(emu: OneDriveEmulator, conn: OneDriveConne
 def test_expired_access_token_is_refreshed_once(emu: OneDriveEmulator, conn: OneDriveConnector) -> None:
     emu.put("/Inbox/a.pdf", b"a")
     assert conn.stat_path("/Inbox/a.pdf") is not None
-    before = emu.token_requests
+    before = emu.identity.token_requests
     emu.expire_access_tokens()  # Graph now answers 401 InvalidAuthenticationToken
     assert conn.stat_path("/Inbox/a.pdf") is not None
-    assert emu.token_requests == before + 1
+    assert emu.identity.token_requests == before + 1
 
 
 def test_rotated_refresh_token_is_used_and_handed_out(emu: OneDriveEmulator,
@@ -295,7 +295,7 @@ def test_rotated_refresh_token_is_used_and_handed_out(emu: OneDriveEmulator,
     conn.on_token_rotated = rotated.append
     emu.put("/Inbox/a.pdf", b"a")
     assert conn.stat_path("/Inbox/a.pdf") is not None
-    assert len(rotated) == 1 and rotated[0] in emu.refresh_tokens
+    assert len(rotated) == 1 and rotated[0] in emu.identity.refresh_tokens
     emu.expire_access_tokens()
     assert conn.stat_path("/Inbox/a.pdf") is not None
     assert len(rotated) == 2 and rotated[1] != rotated[0]
@@ -308,7 +308,7 @@ def test_short_lived_tokens_are_refreshed_ahead(server: Server, tmp_path: Path) 
     cursor = conn.changes("/Inbox", None).cursor
     time.sleep(1.1)
     assert conn.changes("/Inbox", cursor).files == []
-    assert emu.token_requests >= 2
+    assert emu.identity.token_requests >= 2
     conn.close()
 
 
@@ -330,7 +330,7 @@ def test_token_endpoint_outage_is_transient_and_retried(emu: OneDriveEmulator,
     emu.put("/Inbox/a.pdf", b"a")
     emu.fail_next_token(503, retry_after=1)
     assert conn.stat_path("/Inbox/a.pdf") is not None  # the pacer waited and tried again
-    assert emu.token_requests >= 2
+    assert emu.identity.token_requests >= 2
 
 
 def test_unknown_tenant_is_an_auth_error(server: Server, emu: OneDriveEmulator, tmp_path: Path) -> None:
@@ -363,7 +363,7 @@ def test_download_url_refuses_an_authorization_header(server: Server, emu: OneDr
     assert f is not None
     buf = io.BytesIO()
     assert conn.download(f.id, buf, 100) == 7 and buf.getvalue() == b"payload"
-    token = conn._token()
+    token = conn.tokens.token()
     with httpx.Client(verify=server.server.ca_bundle) as raw:
         redirect = raw.get(f"{server.server.url}/v1.0/me/drive/items/{f.id}/content",
                            headers={"Authorization": f"Bearer {token}"})

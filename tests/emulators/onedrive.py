@@ -1,12 +1,10 @@
-"""An emulator of Microsoft Graph (OneDrive) and of the Microsoft identity platform endpoints.
+"""An emulator of Microsoft Graph (OneDrive), with the identity platform (`emulators.msidentity`)
+mounted beside it, so msal and the connector find everything at one TLS address.
 
-One ASGI app, served by `tests.emulators.base.EmulatorServer` over TLS, that answers what the
-OneDrive connector and msal send, in the real wire format:
+One ASGI app, served by `tests.emulators.base.EmulatorServer`, answering in the real wire format:
 
-- identity platform, under ``/{tenant}``: ``/v2.0/.well-known/openid-configuration`` (msal's
-  tenant discovery), ``/oauth2/v2.0/token`` (grants ``refresh_token`` and device code; refresh
-  tokens rotate; errors as AAD sends them: ``invalid_grant`` with ``AADSTS`` codes and
-  ``error_codes``), ``/oauth2/v2.0/devicecode``;
+- identity platform under ``/{tenant}``: tenant discovery, token endpoint, device code (see
+  `emulators.msidentity`);
 - Graph v1.0, under ``/v1.0``: the drive (``/me/drive`` or ``/drives/{id}``), items addressed by id
   (``/items/{id}``) or path (``/root:/a/b:``), ``/children`` (paged with ``@odata.nextLink``),
   ``/content`` (302 to a short-lived pre-authenticated URL that refuses an Authorization
@@ -15,19 +13,20 @@ OneDrive connector and msal send, in the real wire format:
   drives omit ``cTag`` and only allow delta on the root), PATCH rename/move with
   ``parentReference`` and ``@microsoft.graph.conflictBehavior`` (fail/replace/rename; 409
   ``nameAlreadyExists``), POST children to create folders, PUT content for small uploads.
-  Names are case-insensitive and the OneDrive name rules are enforced. Access tokens expire
-  (``token_lifetime``) and give 401 ``InvalidAuthenticationToken``.
+  Names are case-insensitive and the OneDrive name rules are enforced. Expired or unknown access
+  tokens give 401 ``InvalidAuthenticationToken``.
 
 Memory stays proportional to the drive: delta pages walk an append-only change log from a
 bisected position (a token is a position in it), never a materialised listing.
 
 Backdoor for tests (plain methods, call them from the test thread): `put`, `seed`, `read`,
-`listing`, `mkdir`, `delete`, `move_path`, `issue_refresh_token`, `revoke_refresh_tokens`,
-`expire_access_tokens`, `invalidate_delta_tokens`, `approve_device_code`, `fail_next_token`.
+`listing`, `mkdir`, `delete`, `move_path`, `invalidate_delta_tokens`, and, forwarded to the
+identity platform, `issue_refresh_token`, `revoke_refresh_tokens`, `expire_access_tokens`,
+`approve_device_code`, `fail_next_token`.
 
 Not emulated: upload sessions, copy, permissions/sharing, thumbnails, $select/$expand/$filter,
 batching (``$batch``), webhooks (subscriptions), SharePoint sites addressing, national clouds'
-differences, Range downloads.
+differences, Range downloads, Graph's own throttling (the `Faults` middleware injects it).
 """
 
 from __future__ import annotations
@@ -44,14 +43,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote
+from urllib.parse import quote, unquote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-GRAPH_SCOPE = "https://graph.microsoft.com/Files.ReadWrite.All"
+from .msidentity import IdentityPlatform
+
 INVALID_CHARS = set('"*:<>?/\\|')
 RESERVED = {".lock", "con", "prn", "aux", "nul", "desktop.ini"} | {
     f"{p}{n}" for p in ("com", "lpt") for n in range(10)
@@ -162,13 +162,10 @@ class OneDriveEmulator:
         self._log_seqs: list[int] = []
         self._log_ids: list[str] = []
         self._epoch = 1  # delta tokens minted before an invalidation carry an older epoch
-        self.refresh_tokens: dict[str, str] = {}  # token -> client id
-        self.revoked: set[str] = set()
-        self.access_tokens: dict[str, float] = {}  # token -> expiry (epoch seconds)
-        self.device_codes: dict[str, dict[str, Any]] = {}
+        self.identity = IdentityPlatform(token_lifetime=self.token_lifetime, clients=self.clients,
+                                         device_interval=self.device_interval,
+                                         user_id=self.user["id"])
         self.downloads: dict[str, tuple[str, int, float]] = {}
-        self.token_requests = 0
-        self._token_failures: list[tuple[int, float | None]] = []
         now = time.time()
         self.root = Item(id=self._new_id(), name="root", parent_id=None, folder=True,
                          created=now, modified=now)
@@ -176,10 +173,7 @@ class OneDriveEmulator:
         self.children[self.root.id] = {}
         self._log(self.root)
         self.app = Starlette(routes=[
-            Route("/{tenant}/v2.0/.well-known/openid-configuration", self._openid, methods=["GET"]),
-            Route("/{tenant}/oauth2/v2.0/token", self._token, methods=["POST"]),
-            Route("/{tenant}/oauth2/v2.0/devicecode", self._devicecode, methods=["POST"]),
-            Route("/devicelogin", self._devicelogin, methods=["GET"]),
+            *self.identity.routes(),
             Route("/download/{key}", self._download, methods=["GET"]),
             Route("/v1.0/{rest:path}", self._graph, methods=["GET", "POST", "PATCH", "PUT", "DELETE"]),
         ])
@@ -338,172 +332,30 @@ class OneDriveEmulator:
                 raise ValueError(f"{new} exists")
             self._relocate(item, parent, new)
 
-    def issue_refresh_token(self, client_id: str | None = None) -> str:
-        """A refresh token as if the user had consented (what `renamerd connect` stores)."""
-        with self._lock:
-            token = "M.R3_BAY." + secrets.token_urlsafe(24)
-            self.refresh_tokens[token] = client_id or next(iter(self.clients))
-            return token
-
-    def revoke_refresh_tokens(self) -> None:
-        """The user revoked the app's sessions: every refresh token gives invalid_grant."""
-        with self._lock:
-            self.revoked.update(self.refresh_tokens)
-            self.refresh_tokens.clear()
-
-    def expire_access_tokens(self) -> None:
-        with self._lock:
-            self.access_tokens.clear()
-
     def invalidate_delta_tokens(self) -> None:
         """Every delta token minted so far now answers 410 Gone (resyncRequired)."""
         with self._lock:
             self._epoch += 1
 
+    # identity backdoor, forwarded
+    def issue_refresh_token(self, client_id: str | None = None) -> str:
+        return self.identity.issue_refresh_token(client_id)
+
+    def revoke_refresh_tokens(self) -> None:
+        self.identity.revoke_refresh_tokens()
+
+    def expire_access_tokens(self) -> None:
+        self.identity.expire_access_tokens()
+
     def approve_device_code(self, user_code: str) -> bool:
-        with self._lock:
-            for flow in self.device_codes.values():
-                if flow["user_code"] == user_code:
-                    flow["approved"] = True
-                    return True
-            return False
+        return self.identity.approve_device_code(user_code)
 
     def fail_next_token(self, status: int = 503, retry_after: float | None = 1) -> None:
-        """Fail the next token request with `status` (AAD answers temporarily_unavailable)."""
-        with self._lock:
-            self._token_failures.append((status, retry_after))
+        self.identity.fail_next_token(status, retry_after)
 
     @property
     def change_log_length(self) -> int:
         return len(self._log_seqs)
-
-    # ------------------------------------------------------------------ identity platform
-
-    async def _openid(self, request: Request) -> Response:
-        tenant = request.path_params["tenant"]
-        base = f"{request.url.scheme}://{request.url.netloc}/{tenant}"
-        return JSONResponse({
-            "token_endpoint": f"{base}/oauth2/v2.0/token",
-            "authorization_endpoint": f"{base}/oauth2/v2.0/authorize",
-            "device_authorization_endpoint": f"{base}/oauth2/v2.0/devicecode",
-            "issuer": f"{request.url.scheme}://{request.url.netloc}/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
-            "jwks_uri": f"{base}/discovery/v2.0/keys",
-            "response_types_supported": ["code", "id_token", "code id_token", "id_token token"],
-            "scopes_supported": ["openid", "profile", "email", "offline_access"],
-            "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
-            "tenant_region_scope": None,
-        })
-
-    @staticmethod
-    async def _form(request: Request) -> dict[str, str]:
-        body = (await request.body()).decode()
-        return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
-
-    @staticmethod
-    def _aad_error(status: int, error: str, code: int, text: str) -> JSONResponse:
-        return JSONResponse({
-            "error": error,
-            "error_description": f"AADSTS{code}: {text} Trace ID: {secrets.token_hex(8)}",
-            "error_codes": [code],
-            "timestamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ"),
-            "trace_id": secrets.token_hex(8),
-            "correlation_id": secrets.token_hex(8),
-        }, status_code=status)
-
-    def _check_client(self, form: dict[str, str]) -> JSONResponse | None:
-        client_id = form.get("client_id", "")
-        if client_id not in self.clients:
-            return self._aad_error(400, "unauthorized_client", 700016,
-                                   f"Application with identifier '{client_id}' was not found.")
-        secret = self.clients[client_id]
-        if secret is not None and form.get("client_secret") != secret:
-            return self._aad_error(401, "invalid_client", 7000215, "Invalid client secret provided.")
-        return None
-
-    def _mint(self, client_id: str, scope: str) -> dict[str, Any]:
-        now = time.time()
-        self.access_tokens = {t: e for t, e in self.access_tokens.items() if e > now}
-        access = "EwA" + secrets.token_urlsafe(32)
-        self.access_tokens[access] = now + self.token_lifetime
-        refresh = "M.R3_BAY." + secrets.token_urlsafe(24)
-        self.refresh_tokens[refresh] = client_id
-        info = base64.urlsafe_b64encode(json.dumps(
-            {"uid": self.user["id"], "utid": "9188040d-6c67-4c5b-b112-36a304b66dad"}).encode())
-        return {
-            "token_type": "Bearer",
-            "scope": scope,
-            "expires_in": self.token_lifetime,
-            "ext_expires_in": self.token_lifetime,
-            "access_token": access,
-            "refresh_token": refresh,
-            "client_info": info.decode().rstrip("="),
-        }
-
-    async def _token(self, request: Request) -> Response:
-        form = await self._form(request)
-        with self._lock:
-            self.token_requests += 1
-            if self._token_failures:
-                status, retry = self._token_failures.pop(0)
-                resp = self._aad_error(status, "temporarily_unavailable", 50196,
-                                       "The server is temporarily unavailable.")
-                if retry is not None:
-                    resp.headers["Retry-After"] = str(int(retry))
-                return resp
-            bad = self._check_client(form)
-            if bad is not None:
-                return bad
-            grant = form.get("grant_type")
-            scope = " ".join(s for s in form.get("scope", "").split()
-                             if s not in ("openid", "profile", "offline_access")) or GRAPH_SCOPE
-            if grant == "refresh_token":
-                token = form.get("refresh_token", "")
-                if token in self.revoked:
-                    return self._aad_error(400, "invalid_grant", 50173,
-                                           "The provided grant has expired due to it being revoked, "
-                                           "a fresh auth token is needed.")
-                if self.refresh_tokens.get(token) != form.get("client_id"):
-                    return self._aad_error(400, "invalid_grant", 9002313,
-                                           "Invalid request. Request is malformed or invalid.")
-                return JSONResponse(self._mint(form["client_id"], scope))
-            if grant in ("urn:ietf:params:oauth:grant-type:device_code", "device_code"):
-                flow = self.device_codes.get(form.get("device_code", ""))
-                if flow is None or flow["expires"] < time.time():
-                    return self._aad_error(400, "expired_token", 70020,
-                                           "The provided value for the input parameter 'device_code' "
-                                           "is not valid.")
-                if not flow["approved"]:
-                    return self._aad_error(400, "authorization_pending", 70016,
-                                           "OAuth 2.0 device flow error. Authorization is pending.")
-                del self.device_codes[form["device_code"]]
-                return JSONResponse(self._mint(form["client_id"], scope))
-            return self._aad_error(400, "unsupported_grant_type", 70003,
-                                   f"The app requested an unsupported grant type '{grant}'.")
-
-    async def _devicecode(self, request: Request) -> Response:
-        form = await self._form(request)
-        with self._lock:
-            client_id = form.get("client_id", "")
-            if client_id not in self.clients:
-                return self._aad_error(400, "unauthorized_client", 700016,
-                                       f"Application with identifier '{client_id}' was not found.")
-            device_code = secrets.token_urlsafe(32)
-            user_code = "".join(secrets.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(9))
-            self.device_codes[device_code] = {"user_code": user_code, "client_id": client_id,
-                                              "approved": False, "expires": time.time() + 900}
-        uri = f"{request.url.scheme}://{request.url.netloc}/devicelogin"
-        return JSONResponse({
-            "user_code": user_code,
-            "device_code": device_code,
-            "verification_uri": uri,
-            "expires_in": 900,
-            "interval": self.device_interval,
-            "message": f"To sign in, use a web browser to open the page {uri} and enter the code "
-                       f"{user_code} to authenticate.",
-        })
-
-    async def _devicelogin(self, request: Request) -> Response:
-        return PlainTextResponse("Enter code (approve through the emulator backdoor in tests)")
 
     # ------------------------------------------------------------------ Graph
 
@@ -583,8 +435,7 @@ class OneDriveEmulator:
         if not header.startswith("Bearer ") or not header[7:].strip():
             raise GraphError(401, "InvalidAuthenticationToken", "Access token is empty.",
                              {"WWW-Authenticate": 'Bearer realm="", error="invalid_token"'})
-        expiry = self.access_tokens.get(header[7:].strip())
-        if expiry is None or expiry < time.time():
+        if not self.identity.access_token_valid(header[7:].strip()):
             raise GraphError(401, "InvalidAuthenticationToken",
                              "Access token has expired or is not yet valid.",
                              {"WWW-Authenticate": 'Bearer realm="", error="invalid_token"'})
