@@ -11,6 +11,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -413,3 +414,91 @@ def test_download_streams_with_cap(h: DropboxHarness) -> None:
     buf.seek(0)
     assert h.connector.download(f.id, buf, len(data)) == len(data)
     assert buf.getvalue() == data
+
+
+# --------------------------------------------------------------------------- the daemon on Dropbox
+
+
+def _wait_for(cond: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_daemon_files_dropbox_documents_exactly_once(
+    emulator: DropboxEmulator, tmp_path: Path
+) -> None:
+    """The real daemon (fake engine) on the emulator: 10% faults, target inside watch, the
+    longpoll picking up a late file, and a revoked token stopping the connection."""
+    from daemon.fakes import doc, fake_engine
+    from renamerd import jobs as J
+    from renamerd.config import Settings
+    from renamerd.daemon import Daemon
+    from renamerd.db import Database
+    from renamerd.models import ConnectionState
+
+    for h in make_harness(emulator):
+        db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
+        db.upgrade()
+        settings = Settings(
+            database={"url": db.url},
+            daemon={"state_dir": str(tmp_path / "state"), "lease_s": 10, "workers": 2},
+            server={"shutdown_grace_s": 5},
+            connections=[{
+                "name": "box", "provider": "dropbox", "owner": "ada@example.org",
+                "watch": "/Inbox", "target": "/Inbox/Library", "recursive": True,
+                "poll_seconds": 3,
+                "options": {
+                    "app_key": "test-app", "app_secret": "test-secret",
+                    "refresh_token": h.refresh_token, "endpoint": emulator.url,
+                    "ca_bundle": emulator.ca_bundle,
+                },
+            }],
+        )
+        for i in range(5):
+            h.put(f"/Inbox/scan{i}.pdf", doc(f"2024-02-{10 + i}", f"Shop{i}"))
+        h.put("/Inbox/sub/scan0-copy.pdf", doc("2024-02-10", "Shop0") + b"copy\n")  # same name
+
+        def counts() -> dict[str, int]:
+            return J.JobQueue(db).counts()
+
+        daemon = Daemon(settings, db, engine=fake_engine)
+        h.faults.rate = 0.1
+        daemon.start()
+        try:
+            _wait_for(lambda: counts()[J.DONE] == 6)
+            h.faults.rate = 0.0
+            time.sleep(0.5)  # let the daemon settle into its longpoll
+            started = time.monotonic()
+            h.put("/Inbox/late.pdf", doc("2024-03-01", "Late"))
+            _wait_for(lambda: counts()[J.DONE] == 7)
+            latency = time.monotonic() - started
+            time.sleep(1.0)  # more polls see the filed files again: no new jobs
+            assert sum(counts().values()) == 7
+            print(f"dropbox: late file filed {latency:.2f}s after it landed (poll_seconds 3)")
+            assert latency < 5, f"late file filed after {latency:.1f}s"
+            assert h.calls("/2/files/list_folder/longpoll") >= 1
+
+            h.account.revoke(h.refresh_token)
+            h.account.expire_access_tokens()
+            h.put("/Inbox/after-revoke.pdf", doc("2024-04-01", "Never"))
+
+            def stopped() -> bool:
+                with db.session() as s:
+                    state = s.get(ConnectionState, "box")
+                    return state is not None and state.status == "stopped"
+
+            _wait_for(stopped)
+            with db.session() as s:
+                state = s.get(ConnectionState, "box")
+                assert state is not None and "renamerd connect dropbox" in (state.error or "")
+        finally:
+            assert daemon.stop(5)
+            db.dispose()
+        assert h.listing("/Inbox") == ["Library", "after-revoke.pdf", "sub"]
+        assert h.listing("/Inbox/sub") == []
+        filed = h.listing("/Inbox/Library/2024/invoice")
+        assert len(filed) == 7 and "2024-02-10_Shop0 (2).pdf" in filed
+        assert h.listing("/Inbox/Library/2024/Invoice") == filed  # case-insensitive lookup
