@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from fastapi import APIRouter, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -180,13 +181,11 @@ def db_ready(db: Database) -> bool:
         return False
 
 
-def router(db: Database, alive: Callable[[], bool] | None = None) -> Any:
+def router(db: Database, alive: Callable[[], bool] | None = None) -> APIRouter:
     """A FastAPI router with /healthz, /readyz and /metrics.
 
     `alive` reports whether this process's scheduler and workers run (None: not a daemon
     process, only the database is checked)."""
-    from fastapi import APIRouter, Response
-
     install(db)
     r = APIRouter(tags=["operations"])
     started = time.time()

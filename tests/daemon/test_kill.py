@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import random
 import signal
+import tomllib
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlmodel import col, func, select
 
@@ -57,6 +59,11 @@ def test_sigkill_five_times_every_document_exactly_once(tmp_path: Path) -> None:
             proc.wait(10)
             proc = renamerd("run", config=config, log=log)
         wait_for(lambda: _done(db) == N, 240, "all done", proc)
+        port = tomllib.loads(config.read_text())["server"]["port"]
+        base = f"http://127.0.0.1:{port}"
+        wait_for(lambda: _get(f"{base}/readyz") == 200, 30, "/readyz", proc)
+        metrics = httpx.get(f"{base}/metrics").text
+        assert f'renamerd_jobs{{state="done"}} {N}.0' in metrics
         assert stop(proc) == 0  # SIGTERM: a clean exit
     finally:
         if proc.poll() is None:
@@ -78,3 +85,10 @@ def test_sigkill_five_times_every_document_exactly_once(tmp_path: Path) -> None:
 
 def _done(db: Database) -> int:
     return count_state(db, J.DONE)
+
+
+def _get(url: str) -> int:
+    try:
+        return httpx.get(url, timeout=2).status_code
+    except httpx.HTTPError:
+        return 0

@@ -16,9 +16,10 @@ def uvicorn_config(app_ctx: AppContext, host: str | None, port: int | None) -> o
     import uvicorn
 
     from renamerd.api.app import create_app
+    from renamerd.observability import router as ops_router
 
     settings = app_ctx.settings
-    app = create_app(settings, app_ctx.db)
+    app = create_app(settings, app_ctx.db, routers=[ops_router(app_ctx.db)])
     return uvicorn.Config(
         app,
         host=host or settings.server.host,
