@@ -104,7 +104,7 @@ def _split_endpoint(endpoint: str) -> str:
 class _Client(dropbox.Dropbox):  # type: ignore[misc]
     """The SDK client with every host, the token endpoint included, at one address."""
 
-    def __init__(self, *, host: str | None, **kwargs: Any) -> None:
+    def __init__(self, *, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._token_host = host or API_HOST
         if host:
@@ -117,7 +117,7 @@ class _Client(dropbox.Dropbox):  # type: ignore[misc]
 class _Flow(DropboxOAuth2FlowNoRedirect):  # type: ignore[misc]
     """The SDK's no-redirect PKCE flow with the authorize page and token endpoint movable."""
 
-    def __init__(self, *args: Any, host: str | None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, host: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._host = host
 
