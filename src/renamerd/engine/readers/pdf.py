@@ -16,11 +16,17 @@ from typing import Any, TypeVar
 
 import pypdf
 from PIL import Image
-from pypdf.errors import FileNotDecryptedError, LimitReachedError
+from pypdf.errors import DependencyError, FileNotDecryptedError, LimitReachedError
 from pypdf.generic import DictionaryObject, StreamObject
 
 from renamerd.engine.readers.images import check_pixels
-from renamerd.engine.types import DocumentTooLarge, EngineConfig, EngineError, UnreadableDocument
+from renamerd.engine.types import (
+    DocumentTooLarge,
+    EngineConfig,
+    EngineError,
+    UnreadableDocument,
+    UnsupportedDocument,
+)
 
 log = logging.getLogger(__name__)
 # pypdf's warnings and errors about broken files quote the document's bytes, and document
@@ -67,6 +73,8 @@ def guarded(what: str, func: Callable[[], T]) -> T:
             f"refused: a PDF stream decodes to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
             "(decompression bomb)"
         ) from None
+    except DependencyError as exc:  # e.g. a JBIG2 scan without the jbig2dec binary
+        raise UnsupportedDocument(f"the PDF needs a decoder that is not installed: {exc}") from None
     except FileNotDecryptedError:
         raise UnreadableDocument("the PDF is password-protected (encrypted)") from None
     except MemoryError:
