@@ -85,10 +85,11 @@ def make_api(settings: Settings, db: Database) -> Iterator[MakeApi]:
 
     def make(*, engine: Any = "fake", limits: dict[str, Any] | None = None,
              credits: dict[str, Any] | None = None, fetch: dict[str, Any] | None = None,
-             **app_kwargs: Any) -> Api:
+             oauth: dict[str, Any] | None = None, **app_kwargs: Any) -> Api:
         data = settings.model_dump()
         data.pop("source_file", None)
-        for section, values in (("limits", limits), ("credits", credits), ("fetch", fetch)):
+        sections = (("limits", limits), ("credits", credits), ("fetch", fetch), ("oauth", oauth))
+        for section, values in sections:
             data[section].update(values or {})
         s = Settings(**data)
         accounts = Accounts(db, s)
