@@ -149,3 +149,33 @@ def test_sd_notify_and_watchdog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert watchdog_interval(Settings()) == 3.0
     monkeypatch.setenv("WATCHDOG_PID", "1")  # for another process
     assert watchdog_interval(Settings()) is None
+
+
+def test_stop_lets_running_jobs_finish_within_the_grace(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    import threading
+
+    started = threading.Event()
+
+    def slow_engine(*args: object) -> object:
+        started.set()
+        time.sleep(1.0)
+        return fake_engine(*args)  # type: ignore[arg-type]
+
+    d = memory.drive(drives[0])
+    d.put("/inbox/a.pdf", doc("2024-01-01", "Slow"))
+    d.put("/inbox/b.pdf", doc("2024-01-02", "Slow"))
+    daemon = Daemon(make_settings(db, tmp_path, drives[:1], workers=1), db, engine=slow_engine)
+    daemon.start()
+    assert started.wait(10)
+    assert daemon.stop(5)  # the running job finishes; the other one is not started
+    assert counts(db)[J.DONE] == 1 and counts(db)[J.QUEUED] == 1
+    assert not daemon.alive()
+
+    started.clear()
+    daemon = Daemon(make_settings(db, tmp_path, drives[:1], workers=1), db, engine=slow_engine)
+    daemon.start()
+    assert started.wait(10)
+    assert not daemon.stop(0.1)  # grace too short: the job keeps its lease and is left running
+    assert counts(db)[J.RUNNING] == 1
