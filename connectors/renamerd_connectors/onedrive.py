@@ -129,7 +129,7 @@ class OneDriveConnector:
             client_secret=text_option(options, "client_secret", name) or None,
             refresh_token=refresh_token, authority=authority, verify=self._verify,
             timeout=self._timeout, scopes=scopes_option(options, name))
-        self.pacer = Pacer(max_sleep=60.0)
+        self.pacer = Pacer(max_sleep=120.0)  # Graph's Retry-After can reach minutes
         self._http: httpx.Client | None = None
         self._plain: httpx.Client | None = None
         self._drive: dict[str, Any] | None = None
@@ -514,12 +514,15 @@ def _item_path(item: dict[str, Any]) -> str:
 
 
 def _revision(item: dict[str, Any]) -> str:
-    """Content identity that survives moves: a content hash, else the cTag."""
+    """Content identity that survives moves: a content hash; without one (rare), the size and the
+    file's own modification time. Not the cTag: business drives leave it out of delta items, so
+    a revision from it would differ between `changes` and `stat`."""
     hashes = (item.get("file") or {}).get("hashes") or {}
     for key, tag in (("quickXorHash", "qxh"), ("sha256Hash", "sha256"), ("sha1Hash", "sha1")):
         if hashes.get(key):
             return f"{tag}:{hashes[key]}"
-    return f"ctag:{item.get('cTag') or item.get('eTag') or ''}"
+    fs = item.get("fileSystemInfo") or {}
+    return f"fs:{item.get('size', 0)}:{fs.get('lastModifiedDateTime', '')}"
 
 
 def _when(value: Any) -> datetime | None:

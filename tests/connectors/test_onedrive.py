@@ -280,6 +280,39 @@ def test_revision_is_the_content_hash(emu: OneDriveEmulator, conn: OneDriveConne
     assert f.path == "/Inbox/a.pdf"  # the provider's own spelling
 
 
+def test_own_moves_inside_watch_keep_id_and_revision(emu: OneDriveEmulator,
+                                                     conn: OneDriveConnector) -> None:
+    """target inside watch: the moved file shows up again in delta, with the same (id, revision),
+    which the daemon's job key already holds, so it is not renamed twice."""
+    emu.put("/Inbox/scan.pdf", b"scan")
+    first = conn.changes("/Inbox", None)
+    (scan,) = first.files
+    folder = conn.ensure_folder("/Inbox/2024/Invoices")
+    moved = conn.move(scan.id, folder, "2024-01-05 Acme.pdf")
+    second = conn.changes("/Inbox", first.cursor)
+    assert [(f.id, f.revision) for f in second.files] == [(scan.id, scan.revision)]
+    assert second.files[0].path == "/Inbox/2024/Invoices/2024-01-05 Acme.pdf" == moved.path
+
+
+def test_ensure_folder_race_resolved_by_lookup(server: Server, emu: OneDriveEmulator,
+                                               conn: OneDriveConnector) -> None:
+    """Another client creates the folder between our lookup and our POST: 409, then reuse."""
+    inner = server.switch.target
+
+    async def racing(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"].endswith("/children"):
+            emu.mkdir("/Lib/Taxes")
+        await inner(scope, receive, send)
+
+    server.switch.target = racing
+    try:
+        fid = conn.ensure_folder("/Lib/Taxes")
+    finally:
+        server.switch.target = inner
+    assert fid == emu.item_id("/Lib/Taxes")
+    assert emu.listing("/Lib") == ["Taxes"]
+
+
 def test_expired_access_token_is_refreshed_once(emu: OneDriveEmulator, conn: OneDriveConnector) -> None:
     emu.put("/Inbox/a.pdf", b"a")
     assert conn.stat_path("/Inbox/a.pdf") is not None
