@@ -63,15 +63,15 @@ def _norm(path: str) -> str:
     return os.path.normpath(os.path.abspath(path))
 
 
-def _revision(st: os.stat_result) -> str:
-    return f"{st.st_size}-{st.st_mtime_ns}"
+def _remote_of(path: str, size: int, mtime_ns: int) -> RemoteFile:
+    return RemoteFile(
+        id=path, path=path, name=os.path.basename(path), size=size, revision=f"{size}-{mtime_ns}",
+        modified=datetime.fromtimestamp(mtime_ns / 1e9, UTC), parent_id=os.path.dirname(path),
+    )
 
 
 def _remote(path: str, st: os.stat_result) -> RemoteFile:
-    return RemoteFile(
-        id=path, path=path, name=os.path.basename(path), size=st.st_size, revision=_revision(st),
-        modified=datetime.fromtimestamp(st.st_mtime, UTC), parent_id=os.path.dirname(path),
-    )
+    return _remote_of(path, st.st_size, st.st_mtime_ns)
 
 
 def _fsync_dir(path: str) -> None:
@@ -183,8 +183,9 @@ class LocalConnector:
         """Whether a file or folder name is skipped (temporary, partial, hidden)."""
         return self._ignore_re.match(name) is not None
 
-    def _scan(self, watch: str, recursive: bool) -> dict[str, os.stat_result]:
-        found: dict[str, os.stat_result] = {}
+    def _scan(self, watch: str, recursive: bool) -> dict[str, tuple[int, int]]:
+        """{path: (size, mtime_ns)} of the files below `watch` that are not ignored."""
+        found: dict[str, tuple[int, int]] = {}
         stack = [watch]
         while stack:
             folder = stack.pop()
@@ -210,7 +211,8 @@ class LocalConnector:
                         if recursive:
                             stack.append(entry.path)
                     elif entry.is_file(follow_symlinks=False):
-                        found[entry.path] = entry.stat(follow_symlinks=False)
+                        st = entry.stat(follow_symlinks=False)
+                        found[entry.path] = (st.st_size, st.st_mtime_ns)
                 except FileNotFoundError:
                     continue  # vanished while we looked
         return found
@@ -226,17 +228,17 @@ class LocalConnector:
         new_state: dict[str, list[int]] = {}
         files: list[RemoteFile] = []
         prefix = len(watch.rstrip("/")) + 1
-        for path, st in sorted(scanned.items()):
+        for path, (size, mtime_ns) in sorted(scanned.items()):
             rel = path[prefix:]
-            key = [st.st_size, st.st_mtime_ns]
-            if moved.get(path) == (st.st_size, st.st_mtime_ns):
+            key = [size, mtime_ns]
+            if moved.get(path) == (size, mtime_ns):
                 new_state[rel] = [*key, self.stable_checks]
                 continue
             old = state.get(rel)
             looks = old[2] + 1 if old is not None and old[:2] == key else 1
             if looks >= self.stable_checks:
                 if old is None or old[:2] != key or old[2] < self.stable_checks:
-                    files.append(_remote(path, st))
+                    files.append(_remote_of(path, size, mtime_ns))
                 looks = self.stable_checks
             new_state[rel] = [*key, looks]
         new_cursor = json.dumps(

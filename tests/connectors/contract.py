@@ -24,11 +24,15 @@ Knobs a harness may set (read with getattr, all optional):
 - `max_poll_calls` (int, default 6): the most API calls one idle or incremental poll may cost.
 - `scale_files` (int, default 5000): files seeded for the scale check; set 0 to skip it where
   the backdoor cannot seed in bulk.
+- `max_poll_bytes` (int, default 4 MiB; 0 to skip): the most memory (tracemalloc peak, the
+  emulator's share included) an incremental poll over the scale check's drive may allocate:
+  memory must stay flat as the drive grows, not hold a listing of it.
 """
 
 from __future__ import annotations
 
 import io
+import tracemalloc
 import unicodedata
 from collections.abc import Iterable
 from typing import Any, Protocol
@@ -485,12 +489,21 @@ class ConnectorContract:
         for i in range(20):
             h.put(p(h, f"inbox/new{i:02d}.pdf"), b"n%d" % i)
         before = h.api_calls()
-        files, _ = poll(h, p(h, "inbox"), cursor, recursive=True)
+        tracemalloc.start()
+        try:
+            files, _ = poll(h, p(h, "inbox"), cursor, recursive=True)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
         cost = h.api_calls() - before
         assert names(files) == [f"new{i:02d}.pdf" for i in range(20)]
         assert cost <= max_poll_calls(h) * int(getattr(h, "polls_to_settle", 1)), (
             f"an incremental poll over {n} files cost {cost} API calls"
         )
+        limit = getattr(h, "max_poll_bytes", 4 * 2**20)
+        print(f"incremental poll over {n} files: {cost} API calls, peak {peak / 1024:.0f} KiB")
+        if limit:
+            assert peak <= limit, f"an incremental poll over {n} files allocated {peak} bytes"
 
 
 def run_pipeline(
