@@ -29,11 +29,17 @@ from renamerd.connector import (
 from renamerd_connectors.gdrive import GDriveConnector
 
 
-@pytest.fixture
-def emulator() -> Iterator[DriveEmulator]:
+@pytest.fixture(scope="module")
+def drive_server() -> Iterator[DriveEmulator]:
     emu = DriveEmulator().start()
     yield emu
     emu.stop()
+
+
+@pytest.fixture
+def emulator(drive_server: DriveEmulator) -> DriveEmulator:
+    """The module's emulator holding a fresh, empty account."""
+    return drive_server.reset()
 
 
 def options(emu: DriveEmulator, **extra: Any) -> dict[str, Any]:
@@ -86,6 +92,7 @@ class TestGDriveContract(ConnectorContract):
         conn = GDriveConnector(options(emulator), name="drive", state_dir=str(tmp_path))
         yield DriveHarness(emulator, conn)
         conn.close()
+        report_faults(emulator)
 
 
 class TestSharedDriveContract(ConnectorContract):
@@ -96,6 +103,14 @@ class TestSharedDriveContract(ConnectorContract):
         conn = GDriveConnector(options(emulator, drive_id=drive_id), name="team", state_dir=str(tmp_path))
         yield DriveHarness(emulator, conn, prefix=f"/drive:{drive_id}")
         conn.close()
+        report_faults(emulator)
+
+
+def report_faults(emu: DriveEmulator) -> None:
+    """Print what a fault run cost (shown with `pytest -s`)."""
+    if emu.faults.injected:
+        print(f"gdrive fault run: {emu.api_calls()} Drive calls, injected {dict(emu.faults.injected)}, "
+              f"token refreshes {emu.state.refreshes}")
 
 
 @pytest.fixture
@@ -481,3 +496,18 @@ def test_move_refuses_names_that_break_paths(emulator: DriveEmulator, conn: GDri
         with pytest.raises(ConnectorError):
             conn.move(f.id, dest, bad)
     assert emulator.state.listing("/lib") == []
+
+
+def test_lost_replies_are_retried_idempotently(emulator: DriveEmulator, conn: GDriveConnector) -> None:
+    st = emulator.state
+    st.put("/inbox/scan.pdf", b"scan")
+    f = conn.stat_path("/inbox/scan.pdf")
+    assert f is not None
+    st.lose_reply("POST")  # the folder is made, the answer lost: the retry makes a second one
+    dest = conn.ensure_folder("/lib")
+    assert st.listing("/") == ["inbox", "lib"]  # the duplicate was removed, the oldest kept
+    assert dest == st.mkdir("/lib")
+    st.lose_reply("PATCH")  # the move happens, the answer is lost: the retry repeats it
+    moved = conn.move(f.id, dest, "2024 Invoice.pdf")
+    assert moved.path == "/lib/2024 Invoice.pdf"
+    assert st.listing("/lib") == ["2024 Invoice.pdf"] and st.listing("/inbox") == []

@@ -25,8 +25,9 @@ Served by `tests/emulators/base.EmulatorServer` (TLS with a trustme CA). What it
 
 Backdoor (Python, in-process, thread-safe): `put`, `mkdir`, `read`, `listing`, `find`, `delete`,
 `add_shared_drive`, `issue_refresh_token`, `revoke`, `register_service_account`, `fail_next`,
-`expire_access_tokens`. Memory holds the items plus one change-log entry per item (a file
-changed twice keeps only its latest entry), so it grows with the drive, not with its history.
+`lose_reply` (the call takes effect, the answer is an error), `expire_access_tokens`, `reset`.
+Memory holds the items plus one change-log entry per item (a file changed twice keeps only its
+latest entry), so it grows with the drive, not with its history.
 
 Not emulated: uploads (`/upload/drive/v3`), exports of Docs Editors files, permissions,
 revisions, push notifications (`changes.watch`), `fullText` search, batch requests.
@@ -43,7 +44,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -322,6 +323,7 @@ class DriveState:
     codes: dict[str, dict[str, str]] = field(default_factory=dict)
     service_accounts: dict[str, Any] = field(default_factory=dict)
     scripted: list[tuple[int, str]] = field(default_factory=list)
+    lost_replies: list[tuple[str, int]] = field(default_factory=list)
     refreshes: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -330,6 +332,15 @@ class DriveState:
     def __post_init__(self) -> None:
         self.root_id = "0A" + self._new_id()[2:12] + "Uk9PVA"
         self.children[self.root_id] = set()
+
+    def reset(self) -> None:
+        """Empty the account (items, tokens, log, knobs back to defaults), keeping this object."""
+        fresh = DriveState()
+        with self.lock:
+            for f in fields(self):
+                if f.name != "lock":
+                    setattr(self, f.name, getattr(fresh, f.name))
+            self.root_id = fresh.root_id
 
     # ---- internals (call with the lock held)
 
@@ -498,6 +509,12 @@ class DriveState:
         with self.lock:
             self.scripted.extend([(status, reason)] * count)
 
+    def lose_reply(self, method: str, status: int = 503, count: int = 1) -> None:
+        """The next `count` Drive calls with HTTP `method` take effect, but the client gets
+        `status` instead of the answer (as when a reply is lost): retries must be idempotent."""
+        with self.lock:
+            self.lost_replies.extend([(method.upper(), status)] * count)
+
     # ---- token minting
 
     def mint_access(self, client: str, refresh: str = "") -> dict[str, Any]:
@@ -539,7 +556,12 @@ def build_app(state: DriveState) -> Starlette:  # noqa: C901 - one closure per e
             try:
                 with state.lock:
                     authorize(request)
-                    return fn(request, json.loads(body) if body else {})
+                    response = fn(request, json.loads(body) if body else {})
+                    lost = [i for i, (m, _) in enumerate(state.lost_replies) if m == request.method]
+                    if lost:
+                        status = state.lost_replies.pop(lost[0])[1]
+                        raise ApiError(status, "backendError", "Backend Error")
+                    return response
             except ApiError as err:
                 return err.response()
         return endpoint
@@ -795,6 +817,13 @@ class DriveEmulator:
 
     def start(self) -> DriveEmulator:
         self.server.start()
+        return self
+
+    def reset(self) -> DriveEmulator:
+        """A fresh, empty account on the running server; fault rate 0, counters cleared."""
+        self.state.reset()
+        self.faults.rate = 0.0
+        self.faults.reset_counts()
         return self
 
     def stop(self) -> None:
