@@ -408,7 +408,7 @@ def samples(per_language: int = 8, seed: int = 20240601,
     layouts = ("letterhead", "din", "recipient_first")
     for code in languages:
         for i in range(per_language):
-            doc_type = TYPES[(i + idx) % len(TYPES)]
+            doc_type = TYPES[idx % len(TYPES)]
             out.append(_sample(idx, code, doc_type, layouts[(i + len(out)) % 3], rnd))
             idx += 1
     return out

@@ -94,8 +94,10 @@ def validate_fields(answer: Any, text: str) -> dict[str, Any]:
             pass
     issuer = answer.get("issuer")
     if isinstance(issuer, str) and 2 <= len(issuer.strip()) <= 100 and "\n" not in issuer:
-        tokens = [t for t in re.split(r"\W+", fold(issuer)) if len(t) >= 3]
-        if tokens and sum(1 for t in tokens if t in folded_key) >= max(1, len(tokens) // 2):
+        words = set(re.split(r"\W+", fold(text)))
+        tokens = [t for t in re.split(r"\W+", fold(issuer)) if len(t) >= 2]
+        found = sum(1 for t in tokens if t in words)
+        if tokens and found * 3 >= len(tokens) * 2:
             out["issuer"] = re.sub(r"\s+", " ", issuer).strip()
     number = answer.get("invoice_number")
     if isinstance(number, str) and 1 <= len(number) <= 40 and _key(number) and \

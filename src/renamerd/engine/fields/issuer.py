@@ -36,6 +36,9 @@ _SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
 
+MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
+
+
 @dataclass(frozen=True)
 class IssuerCandidate:
     value: str
@@ -205,6 +208,11 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         score -= 2.0
     if value[-1:] in ".!" and len(value.split()) >= 3 and not suffix:
         score -= 2.5
+    words = [w for w in value.split() if w[:1].isalpha()]
+    if words and sum(1 for w in words if w[0].islower()) * 2 > len(words):
+        score -= 2.5  # names are written in Title Case or CAPITALS, sentences are not
+    if score < MIN_SCORE:
+        return None
     return IssuerCandidate(value, line, score, tuple(reasons))
 
 
