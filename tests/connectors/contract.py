@@ -24,6 +24,8 @@ Knobs a harness may set (read with getattr, all optional):
 - `max_poll_calls` (int, default 6): the most API calls one idle or incremental poll may cost.
 - `scale_files` (int, default 5000): files seeded for the scale check; set 0 to skip it where
   the backdoor cannot seed in bulk.
+- `revoke_access()` (method): revoke the grant the connector uses (refresh and access tokens);
+  without it the revocation test is skipped.
 - `max_poll_bytes` (int, default 4 MiB; 0 to skip): the most memory (tracemalloc peak, the
   emulator's share included) an incremental poll over the scale check's drive may allocate:
   memory must stay flat as the drive grows, not hold a listing of it.
@@ -40,6 +42,7 @@ from typing import Any, Protocol
 import pytest
 
 from renamerd.connector import (
+    AuthError,
     Changes,
     Conflict,
     Connector,
@@ -461,6 +464,9 @@ class ConnectorContract:
         finally:
             if h.faults is not None:
                 h.faults.rate = 0.0
+        if h.faults is not None:
+            injected = sum(getattr(h.faults, "injected", {}).values())
+            assert injected > 0, "the fault run injected no faults"
         assert sorted(placed) == sorted(contents)
         assert {name: data for name, (_, data) in placed.items()} == contents
         assert h.listing(p(h, "inbox")) == []
@@ -475,6 +481,19 @@ class ConnectorContract:
         assert sorted(found.values()) == sorted(contents.values())
         assert found["A/doc00 (2).pdf"] == contents["doc00.pdf"]
         assert found["B/doc01 (2).pdf"] == contents["doc01.pdf"]
+
+    def test_revoked_access_raises_auth_error(self, harness: Harness) -> None:
+        """After the account's grant is revoked the connector says so (AuthError), it does not
+        retry for ever or report an empty folder."""
+        h = harness
+        revoke = getattr(h, "revoke_access", None)
+        if revoke is None:
+            pytest.skip("this harness has no revoke_access()")
+        h.put(p(h, "inbox/a.pdf"), b"a")
+        poll(h, p(h, "inbox"), None)
+        revoke()
+        with pytest.raises(AuthError):
+            h.connector.changes(p(h, "inbox"), None)
 
     @pytest.mark.slow
     def test_scale_incremental_poll_is_cheap(self, harness: Harness) -> None:

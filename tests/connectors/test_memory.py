@@ -29,6 +29,7 @@ class MemoryHarness:
     connector: MemoryConnector
     drive: MemoryDrive
     root: str = "/"
+    token: str = ""
     polls_to_settle: int = 1
     max_poll_calls: int = 1
 
@@ -51,13 +52,19 @@ class MemoryHarness:
     def api_calls(self) -> int:
         return self.drive.faults.total_calls
 
+    def revoke_access(self) -> None:
+        self.drive.revoke(self.token)
 
-def make_harness(case_insensitive: bool, root: str = "/") -> Iterator[MemoryHarness]:
+
+def make_harness(
+    case_insensitive: bool, root: str = "/", *, auth: bool = True
+) -> Iterator[MemoryHarness]:
     name = f"contract-{next(_ids)}"
-    conn = MemoryConnector(
-        {"drive": name, "case_insensitive": case_insensitive, "page_size": 100}, name=name
-    )
-    yield MemoryHarness(conn, conn.drive, root=root)
+    d = memory.drive(name, case_insensitive=case_insensitive)
+    d.auth_required = auth
+    token = d.exchange(d.issue_code())
+    conn = MemoryConnector({"drive": name, "page_size": 100, "refresh_token": token}, name=name)
+    yield MemoryHarness(conn, conn.drive, root=root, token=token)
     conn.close()
     memory.forget_drive(name)
 
@@ -76,7 +83,7 @@ class TestMemoryCaseInsensitive(ConnectorContract):
 
 @pytest.fixture
 def conn() -> Iterator[MemoryConnector]:
-    yield from (h.connector for h in make_harness(False))
+    yield from (h.connector for h in make_harness(False, auth=False))
 
 
 def test_registered_under_entry_point() -> None:
@@ -178,3 +185,18 @@ def test_download_writes_nothing_past_limit(conn: MemoryConnector) -> None:
     with pytest.raises(Exception, match="larger"):
         conn.download(f.id, buf, 3)
     assert len(buf.getvalue()) <= 3
+
+
+def test_auth_required_drive_refuses_missing_or_used_codes() -> None:
+    d = memory.drive("auth-test")
+    d.auth_required = True
+    try:
+        with pytest.raises(AuthError, match="revoked or unknown"):
+            MemoryConnector({"drive": "auth-test"}).stat_path("/x")
+        code = d.issue_code()
+        token = d.exchange(code)
+        with pytest.raises(AuthError, match="code refused"):
+            d.exchange(code)  # single use
+        assert MemoryConnector({"drive": "auth-test", "refresh_token": token}).stat_path("/x") is None
+    finally:
+        memory.forget_drive("auth-test")
