@@ -85,6 +85,10 @@ class DriveHarness:
     def api_calls(self) -> int:
         return self.emu.api_calls()
 
+    def revoke_access(self) -> None:
+        """Revoke the connection's refresh token and the access tokens minted from it."""
+        self.emu.state.revoke(self.connector.opts.refresh_token or "")
+
 
 class TestGDriveContract(ConnectorContract):
     @pytest.fixture
@@ -511,3 +515,17 @@ def test_lost_replies_are_retried_idempotently(emulator: DriveEmulator, conn: GD
     moved = conn.move(f.id, dest, "2024 Invoice.pdf")
     assert moved.path == "/lib/2024 Invoice.pdf"
     assert st.listing("/lib") == ["2024 Invoice.pdf"] and st.listing("/inbox") == []
+
+
+def test_my_drive_feed_ignores_shared_drives(emulator: DriveEmulator, conn: GDriveConnector) -> None:
+    st = emulator.state
+    team = st.add_shared_drive("Team")
+    st.put("/inbox/a.pdf", b"a")
+    _, cursor = poll_once(conn, "/inbox", None)
+    for i in range(5):
+        st.put(f"/drive:{team}/inbox/t{i}.pdf", b"t")
+    st.put("/inbox/b.pdf", b"b")
+    before = emulator.api_calls()
+    files, _ = poll_once(conn, "/inbox", cursor)
+    assert [f.name for f in files] == ["b.pdf"]
+    assert emulator.api_calls() - before == 1

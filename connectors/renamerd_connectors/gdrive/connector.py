@@ -223,8 +223,9 @@ class GDriveConnector:
         tree = self.tree()
         found: dict[str, RemoteFile] = {}
         token = cursor
+        # My Drive: shared drives' changes cannot concern a watched folder there, leave them out
         kwargs: dict[str, Any] = {"pageSize": PAGE, "fields": CHANGE_FIELDS, "supportsAllDrives": True,
-                                  "includeItemsFromAllDrives": True}
+                                  "includeItemsFromAllDrives": bool(self.opts.drive_id)}
         if self.opts.drive_id:
             kwargs["driveId"] = self.opts.drive_id
         while True:
