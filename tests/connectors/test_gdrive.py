@@ -529,3 +529,59 @@ def test_my_drive_feed_ignores_shared_drives(emulator: DriveEmulator, conn: GDri
     files, _ = poll_once(conn, "/inbox", cursor)
     assert [f.name for f in files] == ["b.pdf"]
     assert emulator.api_calls() - before == 1
+
+
+# ------------------------------------------------------------------ the daemon on Drive
+
+
+@pytest.mark.slow
+def test_daemon_files_drive_scans_once_under_faults(emulator: DriveEmulator, tmp_path: Path) -> None:
+    """The real daemon, engine and connector against the emulator with 20% of Drive calls
+    failing: every scan ends up renamed and filed once, with one credit charged each."""
+    import time
+
+    from daemon.e2e import invoice_pdf
+    from renamerd import jobs as J
+    from renamerd.config import Settings
+    from renamerd.daemon import Daemon
+    from renamerd.db import Database
+
+    st = emulator.state
+    scans = {f"scan{i:02d}.pdf": invoice_pdf(i) for i in range(8)}
+    for name, data in scans.items():
+        st.put(f"/Scans/Inbox/{name}", data)
+    db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
+    db.upgrade()
+    settings = Settings(
+        database={"url": db.url},
+        daemon={"state_dir": str(tmp_path / "state"), "lease_s": 10, "workers": 2, "retry_backoff_s": 0.2},
+        connections=[{"name": "gd", "provider": "gdrive", "owner": "ada@example.org",
+                      "watch": "/Scans/Inbox", "target": "/Documents", "poll_seconds": 0.3,
+                      "strategy": "by_date_type", "options": options(emulator)}],
+    )
+    emulator.faults.rate = 0.2
+    daemon = Daemon(settings, db)
+    daemon.start()
+    try:
+        deadline = time.monotonic() + 90
+        while J.JobQueue(db).counts()[J.DONE] < len(scans):
+            assert time.monotonic() < deadline, J.JobQueue(db).counts()
+            time.sleep(0.1)
+        time.sleep(1.0)  # a few more polls: nothing is picked up twice
+    finally:
+        assert daemon.stop(10)
+        emulator.faults.rate = 0
+    counts = J.JobQueue(db).counts()
+    assert counts[J.DONE] == len(scans) and counts[J.FAILED] == 0, counts
+    assert st.listing("/Scans/Inbox") == []
+    filed: dict[str, bytes] = {}
+    with st.lock:
+        for item in st.items.values():
+            if item.mime != FOLDER:
+                filed[item.name] = item.content
+    assert sorted(filed.values()) == sorted(scans.values())  # each scan once, none lost
+    assert all(name.endswith(".pdf") and name not in scans for name in filed)
+    assert any(name.startswith("2024-") for name in filed), sorted(filed)
+    assert emulator.faults.injected, "the run injected no faults"
+    print(f"daemon on Drive: {emulator.api_calls()} calls, injected {dict(emulator.faults.injected)}, "
+          f"filed {sorted(filed)}")
