@@ -473,9 +473,9 @@ class ConnectorContract:
         found: dict[str, bytes] = {}
         for sub in ("A", "B"):
             for name in h.listing(p(h, f"lib/{sub}")):
-                data = h.read(p(h, f"lib/{sub}/{name}"))
-                assert data is not None
-                found[f"{sub}/{name}"] = data
+                stored = h.read(p(h, f"lib/{sub}/{name}"))
+                assert stored is not None
+                found[f"{sub}/{name}"] = stored
         assert found.pop("A/doc00.pdf") == b"older doc00"
         assert found.pop("B/doc01.pdf") == b"older doc01"
         assert sorted(found.values()) == sorted(contents.values())

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from contract import ConnectorContract
@@ -249,7 +250,7 @@ def _fake_link_error(monkeypatch: pytest.MonkeyPatch, code: int) -> list[str]:
     calls: list[str] = []
     real = os.link
 
-    def link(src: str, dst: str, **kw: object) -> None:
+    def link(src: str, dst: str, **kw: Any) -> None:
         calls.append(dst)
         if code == errno.EXDEV and os.path.basename(str(src)).startswith(".renamerd-"):
             real(src, dst, **kw)  # the temp copy lives on the destination filesystem
