@@ -26,6 +26,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -100,6 +101,7 @@ class Daemon:
         self._busy_lock = threading.Lock()
         self._poll_connectors: dict[str, Connector] = {}
         self._listener: threading.Thread | None = None
+        self._keeper: Any = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -107,6 +109,11 @@ class Daemon:
         """Ensure connection owners, start the scheduler and the workers, tell systemd READY."""
         J.configure(self.settings.credits)
         obs.install(self.db)
+        if self.db.is_sqlite and self._keeper is None:
+            # Database uses no pool on SQLite: without one open connection, every transaction's
+            # close is the last one, which checkpoints and deletes the WAL (an fsync each time:
+            # ~20 ms per job write on ext4). Holding one connection keeps the WAL in place.
+            self._keeper = self.db.engine.raw_connection()
         accounts = Accounts(self.db, self.settings)
         for conf in self.settings.connections:
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
@@ -155,6 +162,9 @@ class Daemon:
         self._release_poll_leases()
         if clean:
             self.pool.close()
+        if self._keeper is not None:
+            self._keeper.close()
+            self._keeper = None
         return clean
 
     def alive(self) -> bool:
@@ -211,7 +221,8 @@ class Daemon:
         except Exception:
             log.exception("poll of %s failed", name)
             return 0
-        return self._record(conf, changes.files, changes.cursor)
+        return self._record(conf, changes.files, changes.cursor,
+                            cursor if isinstance(cursor, str) else None)
 
     def _take_poll_lease(self, conf: ConnectionSettings) -> str | None | bool:
         """Take or renew the poll lease; the stored cursor (None: none yet) or False when
@@ -219,6 +230,17 @@ class Daemon:
         now = utcnow()
         ttl = max(2 * conf.poll_seconds, 5.0) + 30.0 * hasattr(
             self._poll_connectors.get(conf.name), "wait_for_changes")
+        with self.db.session() as s:  # the common cases need no write lock
+            seen = s.get(ConnectionState, conf.name)
+        if seen is not None:
+            if seen.status == "stopped":
+                return False
+            if seen.poll_lease_until is not None:
+                left = (seen.poll_lease_until - now).total_seconds()
+                if seen.poll_owner not in (None, self.identity) and left > 0:
+                    return False
+                if seen.poll_owner == self.identity and left > ttl / 2:
+                    return seen.cursor
         with self.db.write_session() as s:
             state = self._state_for_update(s, conf.name)
             if state.status == "stopped":
@@ -243,7 +265,10 @@ class Daemon:
             s.flush()
         return state
 
-    def _record(self, conf: ConnectionSettings, files: list, cursor: str) -> int:  # type: ignore[type-arg]
+    def _record(self, conf: ConnectionSettings, files: list, cursor: str,  # type: ignore[type-arg]
+                old_cursor: str | None = None) -> int:
+        if not files and cursor == old_cursor:
+            return 0  # an idle poll writes nothing
         with self.db.write_session() as s:
             state = self._state_for_update(s, conf.name)
             if state.poll_owner != self.identity:

@@ -195,6 +195,8 @@ class Worker:
         self._engine = engine
         self.credits = credits or Credits(db, settings.credits)
         self.tmp_dir = Path(settings.daemon.state_dir) / "tmp"
+        #: owners whose last reservation failed (checked before the next download)
+        self._broke: set[str] = set()
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
 
     @property
@@ -269,8 +271,11 @@ class Worker:
 
     def _fresh(self, c: _Ctx) -> str:
         job = c.job
-        if self.credits.enabled and self.credits.balance(job.owner_id) <= 0:
-            return self._pending(c)
+        if self.credits.enabled and job.owner_id in self._broke:
+            # the last reservation for this owner failed: check before downloading and reading
+            if self.credits.balance(job.owner_id) <= 0:
+                return self._pending(c)
+            self._broke.discard(job.owner_id)
         data = self._download(c)
         if isinstance(data, str):
             return data
@@ -294,6 +299,7 @@ class Worker:
             try:
                 self.credits.reserve(job.owner_id, ref, session=s)
             except InsufficientCredits:
+                self._broke.add(job.owner_id)
                 pending = self.queue.finish(c.lease, J.PENDING_CREDITS, session=s,
                                             error="insufficient credits")
             else:

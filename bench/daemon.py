@@ -1,0 +1,195 @@
+"""Daemon benchmark, side by side in one run.
+
+    .venv/bin/python bench/daemon.py [--docs N] [--runs R]
+
+(a) documents per minute through the whole daemon (`renamerd worker` processes, local connector,
+    SQLite, real engine: poll, job rows, claim, download, engine, reserve, move, charge, journal)
+    against the engine's own single-process rate (`rename()` in a loop) on the same files.
+    Aim: >= 0.9x with one worker process, >= 1.6x with two worker processes (the engine holds the
+    GIL, so parallelism needs processes). The daemon is started first and has polled its empty
+    inbox; the clock runs from dropping the files in (one rename each) to the last job `done`.
+(b) one idle poll of an emulated 10,000-file Dropbox (the official SDK against
+    tests/emulators/dropbox.py over TLS) through `Daemon.poll`: API calls and CPU time of the
+    polling thread (the emulator's own CPU is not counted). With Dropbox's longpoll the daemon
+    asks `list_folder/longpoll` first and lists nothing when it says "no changes".
+
+Runs are interleaved (engine, one worker, two workers, ...); medians are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "connectors"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from daemon.e2e import invoice_pdf, write_config  # noqa: E402
+from renamerd.config import Settings  # noqa: E402
+from renamerd.db import Database  # noqa: E402
+from renamerd.engine import rename  # noqa: E402
+from renamerd.engine.types import RenameOptions  # noqa: E402
+
+
+def engine_rate(docs: list[bytes]) -> float:
+    config = Settings().engine_config()
+    options = RenameOptions(strategy="by_date_type")
+    t0 = time.perf_counter()
+    for i, data in enumerate(docs):
+        rename(data, f"scan_{i}.pdf", options, config)
+    return len(docs) / (time.perf_counter() - t0) * 60
+
+
+def done_count(db: Database) -> int:
+    from sqlalchemy import text
+
+    with db.engine.connect() as conn:
+        return int(conn.execute(text("SELECT count(*) FROM jobs WHERE state='done'")).scalar() or 0)
+
+
+def polled(db: Database) -> bool:
+    from sqlalchemy import text
+
+    with db.engine.connect() as conn:
+        return conn.execute(text("SELECT last_poll_at FROM connection_states")).first() is not None
+
+
+def daemon_rate(docs: list[bytes], processes: int) -> float:
+    tmp = Path(tempfile.mkdtemp(prefix="renamerd-bench-"))
+    try:
+        inbox, staging = tmp / "inbox", tmp / "staging"
+        inbox.mkdir()
+        staging.mkdir()
+        for i, data in enumerate(docs):
+            (staging / f"scan_{i:04d}.pdf").write_bytes(data)
+        db_url = f"sqlite:///{tmp / 'renamerd.db'}"
+        config = write_config(
+            tmp / "config.toml", db_url=db_url, state=tmp / "state", signup=100_000,
+            daemon={"workers": 1, "lease_s": 60},
+            connections=[{"name": "inbox", "provider": "local", "owner": "b@example.com",
+                          "watch": str(inbox), "target": str(tmp / "library"),
+                          "strategy": "by_date_type", "poll_seconds": 0.2,
+                          "options": {"stable_checks": 1}}],
+        )
+        db = Database(db_url)
+        db.upgrade()
+        env = {**os.environ, "RENAMERD_LOGGING__LEVEL": "WARNING"}
+        procs = [
+            subprocess.Popen([sys.executable, "-m", "renamerd.cli", "worker", "--config",
+                              str(config)], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+            for _ in range(processes)
+        ]
+        try:
+            _wait(lambda: polled(db), 60)
+            time.sleep(0.5)  # every process is up and idle
+            t0 = time.perf_counter()
+            for f in staging.iterdir():
+                f.rename(inbox / f.name)
+            _wait(lambda: done_count(db) == len(docs), 600, step=0.02)
+            elapsed = time.perf_counter() - t0
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(30)
+            db.dispose()
+        return len(docs) / elapsed * 60
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _wait(cond, timeout: float, step: float = 0.1) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise SystemExit("benchmark timed out")
+        time.sleep(step)
+
+
+def idle_poll(files: int = 10_000) -> tuple[list[int], list[float], float]:
+    """API calls and thread CPU ms of idle polls of a `files`-file emulated Dropbox."""
+    from emulators.base import Faults
+    from emulators.dropbox import DropboxEmulator
+    from renamerd.daemon import Daemon
+
+    emulator = DropboxEmulator(faults=Faults(retry_after=0)).start()
+    tmp = Path(tempfile.mkdtemp(prefix="renamerd-bench-poll-"))
+    try:
+        emulator.account.add_app("app", "secret")
+        token = emulator.account.issue_refresh_token("app")
+        for i in range(files):
+            emulator.account.put(f"/Inbox/f{i:05d}.pdf", f"%PDF-1.4 bench {i}".encode())
+        settings = Settings(
+            database={"url": f"sqlite:///{tmp / 'poll.db'}"},
+            daemon={"state_dir": str(tmp / "state"), "workers": 0},
+            connections=[{"name": "box", "provider": "dropbox", "owner": "p@example.com",
+                          "watch": "/Inbox", "target": "/Library", "poll_seconds": 1,
+                          "options": {"app_key": "app", "app_secret": "secret",
+                                      "refresh_token": token, "endpoint": emulator.url,
+                                      "ca_bundle": emulator.ca_bundle}}],
+        )
+        db = Database(settings.database.url)
+        db.upgrade()
+        daemon = Daemon(settings, db, workers=0, engine=lambda *a: None)  # type: ignore[arg-type,return-value]
+        from renamerd.accounts import Accounts
+
+        daemon.owners = {"box": Accounts(db, settings).ensure_user("p@example.com").id}
+        t0 = time.perf_counter()
+        first = daemon.poll("box")
+        first_s = time.perf_counter() - t0
+        assert first == files, first
+        calls, cpu = [], []
+        for _ in range(5):
+            emulator.faults.reset_counts()
+            c0 = time.thread_time()
+            assert daemon.poll("box") == 0
+            cpu.append((time.thread_time() - c0) * 1000)
+            calls.append(emulator.faults.total_calls)
+        daemon._release_poll_leases()
+        db.dispose()
+        return calls, cpu, first_s
+    finally:
+        emulator.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--docs", type=int, default=120)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    docs = [invoice_pdf(i) for i in range(args.docs)]
+    engine_rate(docs[:10])  # warm-up: lexicons, fonts, imports
+    rates: dict[str, list[float]] = {"engine": [], "one": [], "two": []}
+    for run in range(args.runs):
+        rates["engine"].append(engine_rate(docs))
+        rates["one"].append(daemon_rate(docs, 1))
+        rates["two"].append(daemon_rate(docs, 2))
+        print(f"run {run + 1}: engine {rates['engine'][-1]:.0f}/min, one worker "
+              f"{rates['one'][-1]:.0f}/min, two workers {rates['two'][-1]:.0f}/min", flush=True)
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    print(f"\n(a) {args.docs} one-page text PDFs, {os.cpu_count()} CPUs, medians of {args.runs}")
+    print(f"    engine alone, one process : {med['engine']:7.0f} docs/min")
+    print(f"    daemon, 1 worker process  : {med['one']:7.0f} docs/min  "
+          f"= {med['one'] / med['engine']:.2f}x  (aim >= 0.9x)")
+    print(f"    daemon, 2 worker processes: {med['two']:7.0f} docs/min  "
+          f"= {med['two'] / med['engine']:.2f}x  (aim >= 1.6x)")
+    calls, cpu, first_s = idle_poll()
+    print("\n(b) idle poll of an emulated 10,000-file Dropbox (SDK over TLS), 5 polls")
+    print(f"    first poll (full listing, 10,000 jobs written): {first_s:.1f}s")
+    print(f"    idle poll: API calls median {statistics.median(calls):.0f} (all: {calls}), "
+          f"CPU {statistics.median(cpu):.1f} ms median")
+
+
+if __name__ == "__main__":
+    main()
