@@ -585,3 +585,20 @@ def test_daemon_files_drive_scans_once_under_faults(emulator: DriveEmulator, tmp
     assert emulator.faults.injected, "the run injected no faults"
     print(f"daemon on Drive: {emulator.api_calls()} calls, injected {dict(emulator.faults.injected)}, "
           f"filed {sorted(filed)}")
+
+
+def test_instances_of_one_connection_share_the_pace(emulator: DriveEmulator, tmp_path: Path) -> None:
+    a = GDriveConnector(options(emulator, pace_seconds=0.05), name="paced", state_dir=str(tmp_path))
+    b = GDriveConnector(options(emulator, pace_seconds=0.05), name="paced", state_dir=str(tmp_path))
+    other = GDriveConnector(options(emulator, pace_seconds=0.05), name="other", state_dir=str(tmp_path))
+    assert a.api.pacer is b.api.pacer and a.api.pacer is not other.api.pacer
+    import time
+
+    a.ensure_folder("/x")
+    b.ensure_folder("/x")
+    start = time.monotonic()
+    for i in range(6):  # two instances (two worker threads' connectors) alternating
+        (a if i % 2 else b).stat_path("/x/none.pdf")
+    assert time.monotonic() - start >= 0.05 * 5
+    for c in (a, b, other):
+        c.close()

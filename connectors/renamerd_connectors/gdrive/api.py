@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import ssl
+import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
 
@@ -66,13 +67,29 @@ def _reason_of(content: bytes) -> tuple[str, str]:
         return "", ""
 
 
+_pacers: dict[str, Pacer] = {}
+_pacers_lock = threading.Lock()
+
+
+def connection_pacer(connection: str, opts: GDriveOptions) -> Pacer:
+    """The Pacer shared by every instance (one per worker thread) of one connection, so the
+    pace holds per connection, not per thread. Thread-safe; a changed config gets a new one."""
+    with _pacers_lock:
+        pacer = _pacers.get(connection)
+        wanted = (opts.pace_seconds, opts.retries, opts.max_sleep)
+        if pacer is None or (pacer.min_sleep, pacer.retries, pacer.max_sleep) != wanted:
+            pacer = Pacer(min_sleep=opts.pace_seconds, retries=opts.retries, max_sleep=opts.max_sleep)
+            _pacers[connection] = pacer
+        return pacer
+
+
 class DriveApi:
     """One connection's Drive client: lazily built service, pacing, error mapping."""
 
     def __init__(self, opts: GDriveOptions, connection: str) -> None:
         self.opts = opts
         self.connection = connection
-        self.pacer = Pacer(min_sleep=opts.pace_seconds, retries=opts.retries, max_sleep=opts.max_sleep)
+        self.pacer = connection_pacer(connection, opts)
         self._http: Any = None
         self._service: Any = None
 
