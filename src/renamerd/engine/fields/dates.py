@@ -66,6 +66,10 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     return numeric, dmy, mdy
 
 
+#: OCR often drops the first separator: "1202/2018" for 12/02/2018
+_FUSED = re.compile(r"(?<![\w.,/-])(\d{2})(\d{2})([./-])(\d{4})(?![\d])")
+
+
 @functools.cache
 def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
     """Labels of the document's language, English, and the long (specific) labels of every
@@ -143,6 +147,13 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
         if value:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], ambiguous))
+    for m in _FUSED.finditer(text):
+        x, y = int(m.group(1)), int(m.group(2))
+        d, mo = (x, y) if day_first or y > 12 else (y, x)
+        value = _make(int(m.group(4)), mo, d)
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], x <= 12 and y <= 12))
     out = [c for c in out if MIN_YEAR <= c.value.year <= max_year]
     out.sort(key=lambda c: c.start)
     return out

@@ -7,13 +7,21 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 HEADING_LINES = 8
 #: more specific types win ties against the general ones they resemble
 PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
             "bank_statement", "tax_document", "quote", "receipt", "invoice", "insurance",
             "contract", "letter")
+
+
+_TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
+
+
+@functools.cache
+def _pos_cues() -> re.Pattern[str]:
+    return re.compile(alternation(common()["pos_cues"]))
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,13 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             evidence.setdefault(kind, line.text)
     if not scores:
         return TypeGuess("other", 0.0, {}, "")
+    cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
+    if _TIME.search(doc.folded):
+        cues.add("time of day")
+    if len(cues) >= 3 and scores.get("invoice", 0) >= scores.get("receipt", 0):
+        # a till slip titled "tax invoice" (cashier, cash, change, time...) is a receipt
+        scores["receipt"] = scores.get("invoice", 0) + 1.0
+        evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
 

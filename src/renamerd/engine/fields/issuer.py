@@ -27,6 +27,8 @@ _ADDRESS = re.compile(
     r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building)(?!\w)",
     re.I,
 )
+_DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
+                           re.I)
 _POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
 _PHONE = re.compile(r"(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}", re.I)
 _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
@@ -115,6 +117,42 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
     return skip, sender_line
 
 
+@functools.cache
+def _address_words() -> re.Pattern[str]:
+    return re.compile(alternation(common()["address_words"]), re.I)
+
+
+def _name_words(text: str) -> int:
+    """Words of `text` that are neither legal-form words nor short bracketed codes."""
+    count = 0
+    for w in text.split():
+        bare = w.strip("().,")
+        if len(bare) < 2 or legal_suffix(w) is not None and legal_suffix(w).group(0) == w:
+            continue
+        if w.startswith("(") and len(bare) <= 3:
+            continue
+        count += 1
+    return count
+
+
+def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
+    text = line.text
+    words = [w for w in text.split() if w[:1].isalpha()]
+    if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
+        return False
+    return (_letters_ratio(text) >= 0.7 and sum(ch.isdigit() for ch in text) <= 2
+            and not vocab.search(line.folded) and not _ADDRESS.search(text)
+            and not _address_words().search(text) and not _POSTCODE.search(text)
+            and len(text) <= 60 and sum(ch.isalpha() for ch in text) >= 4)
+
+
+def _garbage(text: str) -> bool:
+    """OCR debris: too few letters, or no word of three letters or more."""
+    letters = sum(ch.isalpha() for ch in text)
+    in_words = sum(len(w) for w in re.findall(r"[^\W\d_]{3,}", text))
+    return letters < 4 or _letters_ratio(text) < 0.6 or in_words < 5
+
+
 def _clean(value: str) -> str:
     value = _LABEL_PREFIX.sub("", value)
     value = re.sub(r"\s+", " ", value).strip(" \t,;:-–·|•*#_~\"'")
@@ -142,8 +180,13 @@ def _key(text: str) -> str:
 
 def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: int | None,
                    n: int, reg_lines: set[int], all_keys: str, domains: list[str],
-                   vocab: re.Pattern[str], skip: set[int],
-                   wanted: set[int]) -> IssuerCandidate | None:
+                   vocab: re.Pattern[str], skip: set[int], wanted: set[int],
+                   rank: dict[int, int], registration: re.Pattern[str]) -> IssuerCandidate | None:
+    reg = registration.search(fold(text))
+    if reg is not None:
+        text = text[:reg.start()].rstrip(" (,;:-")  # "ACME Ltd Company Reg. No 123"
+        if not text:
+            return None
     suffix = legal_suffix(text)
     if line.index not in wanted and not suffix:
         return None
@@ -154,19 +197,26 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         reasons.append("sender line")
     elif seg_no > 0:
         score -= 0.5
+    last_segment = seg_no == len([x for x in _SEGMENT.split(line.text) if x.strip()]) - 1
     if suffix:
         head = text[:suffix.start()]
         cut = max(head.rfind(": "), head.rfind(", "))
         text = text[cut + 2 if cut >= 0 else 0:suffix.end()]
-    elif line.index + 1 < n and line.index + 1 not in skip and seg_no == len(
-            _SEGMENT.split(line.text)) - 1:
-        nxt = doc.lines[line.index + 1].text
-        sm = legal_suffix(nxt)
-        if sm is not None and sm.start() <= 2 and len(nxt) <= 25:
-            text = f"{text} {nxt[:sm.end()]}"
+        prev = doc.lines[line.index - 1] if line.index > 0 else None
+        if (seg_no == 0 and _name_words(text) <= 1 and prev is not None
+                and prev.index not in skip and _plausible_name_line(prev, vocab)):
+            text = f"{prev.text} {text}"
+            reasons.append("name continues from the line above")
+    elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
+        nxt = doc.lines[line.index + 1]
+        sm = legal_suffix(nxt.text)
+        if sm is not None and sm.start() <= 2 and len(nxt.text) <= 25:
+            text = f"{text} {nxt.text[:sm.end()]}"
             suffix = legal_suffix(text)
+        elif re.search(r"(?:&|\band)\s*$", text, re.I) and _plausible_name_line(nxt, vocab):
+            text = f"{text} {nxt.text}"
     value = _clean(text if suffix else _SEPARATORS.split(text)[0])
-    if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80:
+    if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80 or _garbage(value):
         return None
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
@@ -174,16 +224,24 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     if re.search(r"https?://|www\.", folded):
         return None
     if suffix:
-        score += 4.0
+        if line.index in wanted or line.index < 15:
+            score += 4.0
+        else:
+            score += 2.0
         reasons.append("legal suffix")
-        if suffix.start() <= 1 and suffix.end() >= len(value) - 1:
+        if _name_words(value) == 0:
             score -= 3.0
-    if line.index < 6:
-        score += 3.0 - 0.5 * line.index
+    position = rank.get(line.index)
+    if position is not None and position < 6:
+        score += 3.0 - 0.5 * position
         reasons.append("letterhead")
     elif line.index >= n - 10:
         score += 1.0
         reasons.append("footer")
+    letters = [ch for ch in value if ch.isalpha()]
+    if position is not None and len(value.split()) >= 2 and letters and all(
+            ch.isupper() for ch in letters):
+        score += 0.5
     if any(abs(line.index - r) <= 2 for r in reg_lines):
         score += 1.0
         reasons.append("near registration id")
@@ -198,7 +256,14 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         reasons.append("matches e-mail/web domain")
     if vocab.search(folded):
         score -= 2.5
-    if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix):
+    if registration.search(folded):
+        score -= 3.0
+    if _DOMAIN_TOKEN.search(value):
+        score -= 2.0
+    if value.startswith("("):
+        score -= 2.0
+    if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix) or (
+            _address_words().search(value) and not suffix):
         score -= 3.0
     if _BANKISH.search(value):
         score -= 4.0
@@ -227,6 +292,10 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     reg_lines = {ln.index for ln in doc.lines if registration.search(ln.folded)}
     all_keys = "\n".join(_key(ln.text) for ln in doc.lines)
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
+    rank: dict[int, int] = {}
+    for ln in doc.lines[:14]:
+        if ln.index not in skip and not _garbage(ln.text):
+            rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     for line in doc.lines:
         if line.index in skip:
@@ -234,7 +303,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         segments = [seg for seg in _SEGMENT.split(line.text) if seg.strip()]
         for seg_no, segment in enumerate(segments):
             cand = _score_segment(doc, line, segment, seg_no, sender_line, n, reg_lines,
-                                  all_keys, domains, vocab, skip, wanted)
+                                  all_keys, domains, vocab, skip, wanted, rank,
+                                  registration)
             if cand is not None:
                 candidates.append(cand)
     if not candidates and domains:
