@@ -205,16 +205,29 @@ def join_path(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else f"/{name}"
 
 
-def free_name(connector: Connector, folder_path: str, name: str, *, limit: int = 1000) -> str:
+def free_name(
+    connector: Connector,
+    folder_path: str,
+    name: str,
+    *,
+    limit: int = 1000,
+    skip: Iterable[str] = (),
+) -> str:
     """The first of "name.ext", "name (2).ext", "name (3).ext"... not taken in `folder_path`.
 
     Relies on `stat_path`, which is case-insensitive on providers that are. Read-only. The answer
     can be taken by someone else before the move; `move` then raises Conflict and the caller asks
-    again.
+    again, passing the names that clashed in `skip` (a folder holding a name is invisible to
+    `stat_path`, so without `skip` the same name would come back). Raises Conflict after
+    `limit` candidates.
     """
+    fold = str.casefold if connector.case_insensitive else str
+    skipped = {fold(s) for s in skip}
     stem, ext = split_name(name)
     for n in range(1, limit + 1):
         candidate = name if n == 1 else f"{stem} ({n}){ext}"
+        if fold(candidate) in skipped:
+            continue
         if connector.stat_path(join_path(folder_path, candidate)) is None:
             return candidate
     raise Conflict(f"no free name for {name!r} in {folder_path!r} after {limit} tries")

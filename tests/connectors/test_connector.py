@@ -158,6 +158,19 @@ def test_free_name_numbering(mem: memory.MemoryConnector) -> None:
     assert free_name(mem, "/lib", "notes") == "notes (2)"
 
 
+def test_free_name_skips_names_that_clashed(mem: memory.MemoryConnector) -> None:
+    mem.drive.mkdir("/lib/report.pdf")  # a folder: invisible to stat_path, but it clashes
+    folder = mem.ensure_folder("/lib")
+    f_id = mem.drive.put("/inbox/report.pdf", b"r")
+    name = free_name(mem, "/lib", "report.pdf")
+    assert name == "report.pdf"
+    with pytest.raises(Conflict):
+        mem.move(f_id, folder, name)
+    again = free_name(mem, "/lib", "report.pdf", skip=["REPORT.pdf"])  # case-insensitive drive
+    assert again == "report (2).pdf"
+    assert mem.move(f_id, folder, again).name == "report (2).pdf"
+
+
 def test_free_name_gives_up(mem: memory.MemoryConnector) -> None:
     for n in range(1, 4):
         mem.drive.put(f"/lib/{'x.pdf' if n == 1 else f'x ({n}).pdf'}", b"")
