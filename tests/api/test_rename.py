@@ -251,3 +251,15 @@ def test_idempotency_records_are_stored(api: Api, pdf_bytes: bytes) -> None:
         rows = list(s.exec(select(IdempotencyRecord)))
     assert [(r.key, r.status_code) for r in rows] == [("stored", 200)]
     assert json.loads(rows[0].body)["originalFilename"] == "scan.pdf"
+
+
+def test_utf8_names_in_part_headers(api: Api, pdf_bytes: bytes) -> None:
+    """Found by schemathesis: non-latin-1 names in Content-Disposition must not crash (500)."""
+    body, headers = raw_multipart([
+        ('Content-Disposition: form-data; name="größe𝄞"', b"x"),
+        ('Content-Disposition: form-data; name="file"; filename="Rechnung März 𝄞.pdf"\r\n'
+         "Content-Type: application/pdf", pdf_bytes),
+    ])
+    r = api.client.post(URL, headers={**api.auth, **headers}, content=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["originalFilename"] == "Rechnung März 𝄞.pdf"

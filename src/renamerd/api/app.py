@@ -95,4 +95,28 @@ def create_app(
     for extra in routers:
         app.include_router(extra)
     app.add_middleware(RateLimitHeaders, limiter=limiter)
+    _describe_errors_truthfully(app)
     return app
+
+
+def _describe_errors_truthfully(app: FastAPI) -> None:
+    """FastAPI documents a 422 for request validation; this API answers those with 400 (and
+    the ErrorBody shape), so the 422 entries and their schemas are dropped from the document."""
+    from fastapi.openapi.utils import get_openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = get_openapi(
+                title=app.title, version=app.version, description=app.description,
+                routes=app.routes,
+            )
+            for item in doc.get("paths", {}).values():
+                for operation in item.values():
+                    operation.get("responses", {}).pop("422", None)
+            schemas = doc.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

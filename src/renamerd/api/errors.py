@@ -100,6 +100,27 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses=` entries documenting `ErrorBody` for each status."""
-    return {s: {"model": ErrorBody, "description": CODES[s][1]} for s in statuses}
+#: headers on every response (OpenAPI description)
+RATE_LIMIT_HEADERS: dict[str, Any] = {
+    "X-RateLimit-Limit": {"description": "maximum requests in the current window",
+                          "schema": {"type": "integer"}},
+    "X-RateLimit-Remaining": {"description": "requests left in the current window",
+                              "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "Unix time in milliseconds when the window resets",
+                          "schema": {"type": "integer"}},
+}
+RETRY_AFTER_HEADER: dict[str, Any] = {
+    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}
+}
+
+
+def error_responses(*statuses: int, ok: bool = True) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries: `ErrorBody` for each status, the rate-limit headers on all
+    (and on the 200 when `ok`), Retry-After on 429."""
+    out: dict[int | str, dict[str, Any]] = {}
+    if ok:
+        out[200] = {"headers": RATE_LIMIT_HEADERS}
+    for s in statuses:
+        headers = {**RATE_LIMIT_HEADERS, **(RETRY_AFTER_HEADER if s == 429 else {})}
+        out[s] = {"model": ErrorBody, "description": CODES[s][1], "headers": headers}
+    return out

@@ -94,7 +94,7 @@ class _Collector:
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self.headers: dict[str, str] = {}
+        self.headers: dict[str, bytes] = {}
         self._hname = b""
         self._hvalue = b""
         self.fields: dict[str, str] = {}
@@ -130,13 +130,12 @@ class _Collector:
         self._hname = self._hvalue = b""
 
     def on_header_end(self) -> None:
-        self.headers[self._hname.decode("latin-1").strip().lower()] = self._hvalue.decode(
-            "utf-8", "replace"
-        ).strip()
+        # raw bytes: parse_options_header reads them as latin-1, which round-trips UTF-8 names
+        self.headers[self._hname.decode("latin-1").strip().lower()] = self._hvalue.strip()
         self._hname = self._hvalue = b""
 
     def on_headers_finished(self) -> None:
-        disposition, params = parse_options_header(self.headers.get("content-disposition", ""))
+        disposition, params = parse_options_header(self.headers.get("content-disposition", b""))
         if disposition != b"form-data" or b"name" not in params:
             raise ApiError(400, "a multipart part has no form-data name", INVALID)
         name = params[b"name"].decode("utf-8", "replace")
@@ -151,7 +150,7 @@ class _Collector:
             filename = params.get(b"filename", b"").decode("utf-8", "replace")
             if not filename:
                 raise ApiError(400, "the file part has no filename", INVALID)
-            ctype = self.headers.get("content-type", "")
+            ctype = self.headers.get("content-type", b"").decode("utf-8", "replace")
             if not ctype:
                 raise ApiError(400, "the file part has no content type", INVALID)
             self.filename = safe_filename(filename)
