@@ -63,7 +63,7 @@ def _text(line: object) -> str:
 
 @pytest.mark.slow
 def test_scans_within_five_points(tmp_path: Path) -> None:
-    items = samples(per_language=1, seed=99)
+    items = samples(per_language=1, seed=99, languages=LANGS[::2])  # 7 pages, ~1 s each
     report = evaluate(write_corpus(tmp_path, items, scans=True, noise=0.02))
     check(report, {k: v - 0.05 - 1 / len(items) for k, v in BORN_DIGITAL_AIMS.items()
                    if k != "invoice_number"})
