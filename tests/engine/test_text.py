@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -256,11 +256,23 @@ def test_guess_language(text: str, lang: str | None) -> None:
     assert guess_language(text) == lang
 
 
-def test_no_stray_files_left_in_tmp() -> None:
-    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
-    before = {p.name for p in tmp.glob("renamerd-ocr-*")}
+def test_no_stray_files_left_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     open_text(dm.make_scan(["Short text"], dpi=100), CFG).page(0)
-    assert {p.name for p in tmp.glob("renamerd-ocr-*")} <= before
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_converter_timeout_leaves_no_process(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    """The converter's own children (here: sleep) die with it: its process group is killed."""
+    pidfile = tmp_path / "child.pid"
+    script = _fake_soffice(tmp_path, f"sleep 30 & echo $! > {pidfile}\nwait\n")
+    monkeypatch.setenv("RENAMERD_SOFFICE", str(script))
+    with pytest.raises(UnreadableDocument):
+        open_text(dm.make_ole("doc"), EngineConfig(ocr_timeout_s=0.5))
+    pid = int(pidfile.read_text())
+    stat_file = Path(f"/proc/{pid}/stat")
+    assert not stat_file.exists() or stat_file.read_text().split()[2] == "Z"
 
 
 def test_ocr_scale_keeps_about_300_dpi() -> None:

@@ -113,7 +113,13 @@ class PdfPages:
     @staticmethod
     def needs_ocr(text: str) -> bool:
         """True when a text layer is too thin to be the page's real text."""
-        return sum(1 for c in text if c.isalnum()) < MIN_TEXT_CHARS
+        count = 0
+        for char in text:
+            if char.isalnum():
+                count += 1
+                if count >= MIN_TEXT_CHARS:
+                    return False
+        return True
 
     def scan_image(self, index: int) -> Image.Image | None:
         """The largest image drawn on page `index`, decoded and turned by the page's /Rotate.
