@@ -203,7 +203,8 @@ class Daemon:
             if (callable(wait) and isinstance(cursor, str) and cursor
                     and not wait(cursor, min(conf.poll_seconds, 30.0))):
                 return 0  # the provider's long poll says nothing changed
-            changes = connector.changes(conf.watch, cursor or None, recursive=conf.recursive)
+            changes = connector.changes(conf.watch, cursor if isinstance(cursor, str) else None,
+                                        recursive=conf.recursive)
         except AuthError as err:
             obs.provider_error(name, "auth")
             stop_connection(self.db, name, str(err))

@@ -125,7 +125,7 @@ class JobQueue:
                 raise JobNotFound(f"no job with id {job_id}")
             return job
 
-    def list(
+    def find(
         self, *, state: str | None = None, connection: str | None = None, limit: int = 1000
     ) -> list[Job]:
         """Jobs, newest first, filtered by state and connection."""
@@ -174,8 +174,8 @@ class JobQueue:
         known_ids: set[tuple[str, str]] = set()
         own_paths: set[tuple[str, str]] = set()
         for chunk in _chunks(revisions, 500):
-            rows = session.exec(
-                select(Job.file_id, Job.revision, Job.dest_path, Job.dest_file_id,
+            rows = session.exec(  # type: ignore[call-overload]
+                select(Job.file_id, Job.revision, Job.dest_path, Job.dest_file_id,  # type: ignore[call-overload]
                        Job.planned_folder, Job.planned_name)
                 .where(Job.connection == connection, col(Job.revision).in_(chunk))
             )
@@ -221,8 +221,8 @@ class JobQueue:
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
         claimable = or_(
-            and_(Job.state == QUEUED, col(Job.next_attempt_at) <= now),
-            and_(Job.state == RUNNING, col(Job.lease_until) < now),
+            and_(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= now),
+            and_(col(Job.state) == RUNNING, col(Job.lease_until) < now),
         )
         out: list[tuple[Job, Lease]] = []
         old_states: dict[int, str] = {}
@@ -456,4 +456,8 @@ def _chunks(items: Sequence[str], size: int) -> Iterable[Sequence[str]]:
         yield items[i : i + size]
 
 
-credits_module.register_grant_hook(wake_pending)
+def _grant_hook(session: Session, user_id: str, now: datetime) -> None:
+    wake_pending(session, user_id, now)
+
+
+credits_module.register_grant_hook(_grant_hook)

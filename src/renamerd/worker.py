@@ -294,6 +294,7 @@ class Worker:
         folder_id = c.connector.ensure_folder(folder)
         name = free_name(c.connector, folder, result.suggested_filename)
         ref = J.charge_ref(c.lease.job_id)
+        pending: Job | None = None
         with self.db.write_session() as s:
             self.queue.guard(s, c.lease)
             try:
@@ -303,7 +304,6 @@ class Worker:
                 pending = self.queue.finish(c.lease, J.PENDING_CREDITS, session=s,
                                             error="insufficient credits")
             else:
-                pending = None
                 self.queue.update_plan(c.lease, s, planned_folder=folder, planned_name=name,
                                        charge_ref=ref, result=json.dumps(_result_summary(result)))
         if pending is not None:

@@ -48,7 +48,7 @@ def test_grant_resumes_pending_jobs_and_old_ones_wait_for_retry(tmp_path: Path) 
         time.sleep(POLL_S)  # nothing moves while credits are missing
         assert states(db) == {J.DONE: 5, J.PENDING_CREDITS: 3}
 
-        pending_ids = [j.id for j in J.JobQueue(db).list(state=J.PENDING_CREDITS)]
+        pending_ids = [j.id for j in J.JobQueue(db).find(state=J.PENDING_CREDITS)]
         grant = renamerd_cli("credits", "grant", "owner@example.com", "10", config=config)
         assert grant.returncode == 0, grant.stderr
         wait_for(lambda: states(db) == {J.DONE: 8}, POLL_S, "the 3 renamed", proc)

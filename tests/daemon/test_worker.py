@@ -31,7 +31,7 @@ def test_renames_moves_charges_and_journals(rig: Rig) -> None:
     assert rig.drive.listing("/inbox") == []
     assert rig.drive.listing("/library/2024/invoice") == [
         "2024-03-01_Acme (2).pdf", "2024-03-01_Acme.pdf"]
-    jobs = rig.queue.list()
+    jobs = rig.queue.find()
     assert all(charge(rig, j.id or 0) == "charged" for j in jobs)
     assert Credits(rig.db).balance(rig.owner.id) == 98
     entry = Journal(rig.db).for_job(jobs[0].id or 0)
@@ -46,7 +46,7 @@ def test_skips_with_reason_and_charges_nothing(rig: Rig) -> None:
     rig.settings.limits.max_upload_mb = 1 / 1024  # 1 KiB cap: c.pdf is too large
     rig.poll()
     assert rig.run_all() == [J.SKIPPED] * 3
-    errors = sorted(j.error or "" for j in rig.queue.list())
+    errors = sorted(j.error or "" for j in rig.queue.find())
     assert errors[0].startswith("UnreadableDocument")
     assert errors[1].startswith("UnsupportedDocument")
     assert errors[2].startswith("too large")
@@ -81,7 +81,7 @@ def test_transient_errors_retry_with_backoff_then_fail(rig: Rig) -> None:
     assert rig.run_all() == [J.QUEUED]
     rig.clock.advance(20)
     assert rig.run_all() == [J.FAILED]
-    (job,) = rig.queue.list()
+    (job,) = rig.queue.find()
     assert "503" in (job.error or "") and job.attempts == 3
     assert Credits(rig.db).balance(rig.owner.id) == 100
     # an engine failure that is not the document's fault is retried the same way
@@ -99,7 +99,7 @@ def test_auth_error_stops_the_connection_without_spending_attempts(rig: Rig) -> 
         state = s.get(ConnectionState, "mem")
         assert state is not None and state.status == "stopped"
         assert state.error == "refresh token revoked"
-    (job,) = rig.queue.list()
+    (job,) = rig.queue.find()
     assert job.attempts == 0 and job.error and "connection stopped" in job.error
 
 
@@ -161,7 +161,7 @@ def test_undo_moves_back_and_refunds_nothing(rig: Rig) -> None:
     rig.drive.put("/inbox/a.pdf", doc("2024-05-05", "Acme"))
     rig.poll()
     rig.run_all()
-    (job,) = rig.queue.list()
+    (job,) = rig.queue.find()
     journal = Journal(rig.db)
     entry = journal.for_job(job.id or 0)
     assert entry is not None

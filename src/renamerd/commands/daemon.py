@@ -105,7 +105,7 @@ def register(cli: click.Group) -> None:
     def jobs_list(app: AppContext, state: str | None, connection: str | None, limit: int,
                   as_json: bool) -> None:
         """List jobs, newest first."""
-        rows = J.JobQueue(app.db).list(state=state, connection=connection, limit=limit)
+        rows = J.JobQueue(app.db).find(state=state, connection=connection, limit=limit)
         if as_json:
             click.echo(json.dumps([job_json(j) for j in rows], indent=2, ensure_ascii=False))
             return
