@@ -52,6 +52,8 @@ def test_defaults_reach_the_engine(api: Api, pdf_bytes: bytes) -> None:
 def test_every_option_value_is_accepted_and_passed_on(api: Api, pdf_bytes: bytes) -> None:
     cases = [{"strategy": v} for v in STRATEGIES] + [{"templateMode": v} for v in TEMPLATE_MODES]
     cases += [{"templateMode": "predefined", "templateId": v} for v in TEMPLATE_IDS]
+    cases = [dict(c, customTemplate="Jahr/Typ") if c.get("templateMode") == "custom" else c
+             for c in cases]
     cases += [{"language": v} for v in LANGUAGES]
     cases += [{"strategy": "follow_custom_prompt", "templateMode": "custom",
                "customTemplate": "Wenn Rechnung: Jahr/Aussteller, sonst nach Typ"}]
@@ -83,6 +85,13 @@ def test_unknown_option_value_is_400_naming_field_and_values(
     assert {"strategy": "by_date_issuer", "templateMode": "predefined", "templateId": "standard",
             "language": "pt-BR"}[field] in body["error"]
     assert api.balance() == 50 and api.engine.calls == []
+
+
+def test_custom_mode_needs_instructions(api: Api, pdf_bytes: bytes) -> None:
+    r = api.client.post(URL, headers=api.auth, files=upload(pdf_bytes),
+                        data={"templateMode": "custom"})
+    assert "customTemplate" in assert_error(r, 400, "INVALID_OPTION")["error"]
+    assert api.balance() == 50
 
 
 def test_400_no_file(api: Api) -> None:

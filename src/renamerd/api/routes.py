@@ -83,6 +83,8 @@ def engine_error(err: Exception) -> ApiError:
         return ApiError(502, f"the AI service is unavailable: {err}", "BAD_GATEWAY")
     if isinstance(err, EngineError):
         return ApiError(500, f"processing failed: {err}", "INTERNAL_ERROR")
+    if isinstance(err, ValueError):  # the engine's own option checks name the field
+        return ApiError(400, f"invalid option {err}", "INVALID_OPTION")
     log.error("engine failed unexpectedly: %s", type(err).__name__)
     return ApiError(500, "processing failed: internal error", "INTERNAL_ERROR")
 
@@ -103,6 +105,8 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
     )
     try:
         options.validate()
+        if options.template_mode == "custom" and not (options.custom_template or "").strip():
+            raise ValueError("customTemplate: required with templateMode custom")
     except ValueError as err:
         raise ApiError(400, f"invalid option {err}", "INVALID_OPTION") from err
     return options
