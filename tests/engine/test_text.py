@@ -290,3 +290,24 @@ def test_big_jpeg_is_decoded_grey_at_reduced_size() -> None:
     pages = ImagePages(buf.getvalue(), CFG)
     page = pages.image_of(0)
     assert page.mode == "L" and page.size == (2480, 3508)
+
+
+def _encoded(mode: str, fmt: str, **kwargs: object) -> bytes:
+    page = dm.render_page(["Invoice number INV-77", "Contoso Ltd"], dpi=150)
+    wide = page.convert("I").point(lambda v: v * 256)
+    img = wide.convert("I;16") if mode == "I;16" else page.convert(mode)
+    buf = io.BytesIO()
+    img.save(buf, format=fmt, **kwargs)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("mode", "fmt", "kwargs"),
+    [("I;16", "PNG", {}), ("CMYK", "JPEG", {}), ("RGBA", "PNG", {}),
+     ("1", "TIFF", {"compression": "group4"})],
+    ids=["png-16bit", "jpeg-cmyk", "png-alpha", "tiff-g4"],
+)
+def test_image_modes_are_normalised_for_ocr(mode: str, fmt: str,
+                                            kwargs: dict[str, object]) -> None:
+    doc = open_text(_encoded(mode, fmt, **kwargs), CFG)
+    assert "Invoice number INV-77" in doc.page(0)
