@@ -179,3 +179,24 @@ def test_stop_lets_running_jobs_finish_within_the_grace(
     assert started.wait(10)
     assert not daemon.stop(0.1)  # grace too short: the job keeps its lease and is left running
     assert counts(db)[J.RUNNING] == 1
+
+
+def test_target_inside_watch_is_never_picked_up_again(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    settings = make_settings(db, tmp_path, drives[:1])
+    settings.connections[0].target = "/inbox/sorted"
+    settings.connections[0].recursive = True
+    d = memory.drive(drives[0])
+    for i in range(3):
+        d.put(f"/inbox/{i}.pdf", doc(f"2024-05-0{i + 1}", "Inside"))
+    daemon = Daemon(settings, db, engine=fake_engine)
+    daemon.start()
+    try:
+        wait_for(lambda: counts(db)[J.DONE] == 3)
+        time.sleep(1.0)  # several more polls see the moved files under the watched folder
+        assert sum(counts(db).values()) == 3
+        assert d.listing("/inbox/sorted/2024/invoice") == [
+            "2024-05-01_Inside.pdf", "2024-05-02_Inside.pdf", "2024-05-03_Inside.pdf"]
+    finally:
+        daemon.stop(5)
