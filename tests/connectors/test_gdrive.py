@@ -602,3 +602,50 @@ def test_instances_of_one_connection_share_the_pace(emulator: DriveEmulator, tmp
     assert time.monotonic() - start >= 0.05 * 5
     for c in (a, b, other):
         c.close()
+
+
+# ------------------------------------------------------------------ the emulator's own parsers
+
+
+def test_emulator_fields_mask() -> None:
+    from emulators.gdrive_query import apply_fields, parse_fields
+
+    tree = parse_fields("nextPageToken, files(id,name), changes/file(parents)")
+    assert tree == {"nextPageToken": None, "files": {"id": None, "name": None},
+                    "changes": {"file": {"parents": None}}}
+    body = {"nextPageToken": "t", "kind": "k", "files": [{"id": "1", "name": "a", "size": "3"}]}
+    assert apply_fields(body, tree) == {"nextPageToken": "t", "files": [{"id": "1", "name": "a"}]}
+
+
+def test_emulator_query_language() -> None:
+    from dataclasses import dataclass as dc
+
+    from emulators.gdrive_query import ApiError, parse_query
+
+    @dc
+    class It:
+        name: str
+        mime: str = "application/pdf"
+        parent: str | None = "P"
+        trashed: bool = False
+        created: str = "2026-01-01T00:00:00.000Z"
+        modified: str = "2026-01-01T00:00:00.000Z"
+
+    pred, hint = parse_query(r"'P' in parents and name = 'O\'Brien \\ Co.pdf' and trashed = false")
+    assert hint == "P"
+    assert pred(It("O'Brien \\ Co.pdf")) and not pred(It("o'brien \\ co.pdf"))
+    pred, hint = parse_query("not (name contains 'x' or mimeType = 'a/b')")
+    assert hint is None and pred(It("abc")) and not pred(It("xyz"))
+    with pytest.raises(ApiError):
+        parse_query("fullText contains 'x'")
+
+
+def test_quotes_and_backslashes_in_names(emulator: DriveEmulator, conn: GDriveConnector) -> None:
+    st = emulator.state
+    st.put("/in'box/O'Brien \\ invoice.pdf", b"ob")
+    f = conn.stat_path("/in'box/O'Brien \\ invoice.pdf")
+    assert f is not None and f.size == 2
+    dest = conn.ensure_folder("/Smith's")
+    moved = conn.move(f.id, dest, "Smith's \\ 2024.pdf")
+    assert moved.path == "/Smith's/Smith's \\ 2024.pdf"
+    assert st.read("/Smith's/Smith's \\ 2024.pdf") == b"ob"
