@@ -6,6 +6,10 @@ seconds to finish (uvicorn's graceful shutdown) before the process exits.
 
 from __future__ import annotations
 
+import signal
+import sys
+from types import FrameType
+
 import click
 
 from renamerd.context import AppContext, app_command
@@ -33,6 +37,10 @@ def uvicorn_config(app_ctx: AppContext, host: str | None, port: int | None) -> o
     )
 
 
+def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
+    sys.exit(0)
+
+
 def register(cli: click.Group) -> None:
     @app_command(cli, "serve")
     @click.option("--host", default=None, help="address to listen on (default: server.host)")
@@ -45,4 +53,9 @@ def register(cli: click.Group) -> None:
         assert isinstance(config, uvicorn.Config)
         server = uvicorn.Server(config)
         click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)
-        server.run()
+        # uvicorn re-raises SIGTERM after its graceful shutdown; end with status 0 instead
+        previous = signal.signal(signal.SIGTERM, _exit_cleanly)
+        try:
+            server.run()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
