@@ -159,7 +159,11 @@ class GDriveConnector:
         same = self._named(parent_id, name, folders=True)
         if same and str(same[0]["id"]) != made_id:
             log.info("gdrive %s: folder %r created twice, keeping the oldest", self.name, name)
-            self.api.run(lambda s: s.files().delete(fileId=made_id, supportsAllDrives=True), "files.delete")
+            try:  # best effort: an empty duplicate left behind is harmless, lookups take the oldest
+                self.api.run(lambda s: s.files().delete(fileId=made_id, supportsAllDrives=True),
+                             "files.delete")
+            except ConnectorError as err:
+                log.info("gdrive %s: could not remove the duplicate folder %r (%s)", self.name, name, err)
             return str(same[0]["id"])
         return made_id
 
