@@ -314,12 +314,14 @@ class MemoryDrive:
                     out.append(node)
         return out
 
-    def changed_since(self, seq: int, start: int, limit: int) -> tuple[list[str], int]:
-        """Ids touched after `seq`, from log position `start`, at most `limit`; next position."""
+    def changed_since(self, seq: int, start: int, limit: int) -> tuple[list[str], int, int]:
+        """Ids touched after `seq`, from log position `start`, at most `limit`; the next
+        position and the seq of the last entry returned (`seq` if none)."""
         with self._lock:
             begin = max(start, bisect_right(self._log_seq, seq))
             end = min(len(self._log_id), begin + limit)
-            return self._log_id[begin:end], end
+            last = self._log_seq[end - 1] if end > begin else seq
+            return self._log_id[begin:end], end, last
 
     def move(self, file_id: str, folder_id: str, name: str) -> _Node:
         with self._lock:
@@ -430,9 +432,10 @@ class MemoryConnector:
                 self._call("changes")  # the further pages of a full listing
             return Changes(files, f"mem:{seq}", reset=cursor is not None)
         files_by_id: dict[str, RemoteFile] = {}
-        position = 0
+        position, last = 0, since
         while True:
-            ids, position = d.changed_since(since, position, self.page_size)
+            ids, position, last_in_page = d.changed_since(since, position, self.page_size)
+            last = max(last, last_in_page)
             with d._lock:
                 for node_id in ids:
                     node = d.node(node_id)
@@ -442,7 +445,8 @@ class MemoryConnector:
             if len(ids) < self.page_size:
                 break
             self._call("changes")
-        return Changes(list(files_by_id.values()), f"mem:{max(seq, d.seq)}")
+        # the cursor covers exactly what was read: a change landing meanwhile comes next time
+        return Changes(list(files_by_id.values()), f"mem:{last}")
 
     def stat(self, file_id: str) -> RemoteFile | None:
         """See `Connector.stat`. Read-only."""

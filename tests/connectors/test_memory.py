@@ -200,3 +200,27 @@ def test_auth_required_drive_refuses_missing_or_used_codes() -> None:
         assert MemoryConnector({"drive": "auth-test", "refresh_token": token}).stat_path("/x") is None
     finally:
         memory.forget_drive("auth-test")
+
+
+def test_no_change_lost_while_writing_during_polls(conn: MemoryConnector) -> None:
+    import threading
+
+    conn.drive.mkdir("/inbox")
+    cursor = conn.changes("/inbox", None).cursor
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def writer() -> None:
+        for i in range(400):
+            conn.drive.put(f"/inbox/f{i:03d}.pdf", b"x")
+        done.set()
+
+    t = threading.Thread(target=writer)
+    t.start()
+    while not done.is_set():
+        result = conn.changes("/inbox", cursor)
+        seen.update(f.name for f in result.files)
+        cursor = result.cursor
+    t.join()
+    seen.update(f.name for f in conn.changes("/inbox", cursor).files)
+    assert seen == {f"f{i:03d}.pdf" for i in range(400)}
