@@ -75,16 +75,24 @@ def _register_fonts() -> None:
 
 
 def make_pdf_pages(pages: Sequence[Sequence[Line]], *, size: float = 11.0,
-                   compress: bool = True) -> bytes:
-    """A born-digital PDF, one page per item of `pages`, text in DejaVu (full Unicode)."""
+                   compress: bool = True, logo_px: tuple[int, int] | None = None) -> bytes:
+    """A born-digital PDF, one page per item of `pages`, text in DejaVu (full Unicode).
+
+    `logo_px` (width, height) adds a grey logo image of that many pixels at the top right.
+    """
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.units import mm
+    from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
 
     _register_fonts()
     buf = io.BytesIO()
     pdf = canvas.Canvas(buf, pagesize=A4, pageCompression=1 if compress else 0, invariant=1)
     for lines in pages:
+        if logo_px:
+            logo = Image.new("L", logo_px, 128)
+            pdf.drawImage(ImageReader(logo), A4[0] - 60 * mm, A4[1] - 35 * mm,
+                          width=40 * mm, height=40 * mm * logo_px[1] / logo_px[0])
         for item in layout(lines, size=size):
             pdf.setFont("DejaVu-Bold" if item.bold else "DejaVu", item.size)
             pdf.drawString(item.x_mm * mm, A4[1] - item.y_mm * mm, item.text)
@@ -173,10 +181,11 @@ def make_tiff(pages: Sequence[Sequence[Line]], *, dpi: int = 150, noise: float =
 
 
 def make_scanned_pdf(pages: Sequence[Sequence[Line]], *, dpi: int = 150, noise: float = 0.0,
-                     rotate: int = 0, page_rotation: int = 0) -> bytes:
+                     rotate: int = 0, page_rotation: int = 0, stamp: str | None = None) -> bytes:
     """An image-only PDF (no text layer): one JPEG per A4 page, as a scanner makes them.
 
-    `rotate` turns the scanned image clockwise; `page_rotation` sets the page's /Rotate.
+    `rotate` turns the scanned image clockwise; `page_rotation` sets the page's /Rotate;
+    `stamp` is drawn as real text over each page's top margin (as a DMS stamps a scan).
     """
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.utils import ImageReader
@@ -197,6 +206,10 @@ def make_scanned_pdf(pages: Sequence[Sequence[Line]], *, dpi: int = 150, noise: 
         else:
             pdf.setPageSize(A4)
         pdf.drawImage(ImageReader(jpeg), 0, 0, width=w, height=h)
+        if stamp:
+            _register_fonts()
+            pdf.setFont("DejaVu", 7)
+            pdf.drawString(20, h - 14, stamp)
         pdf.showPage()
     pdf.save()
     return buf.getvalue()

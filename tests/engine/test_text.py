@@ -311,3 +311,18 @@ def test_image_modes_are_normalised_for_ocr(mode: str, fmt: str,
                                             kwargs: dict[str, object]) -> None:
     doc = open_text(_encoded(mode, fmt, **kwargs), CFG)
     assert "Invoice number INV-77" in doc.page(0)
+
+
+def test_scan_under_a_short_text_stamp_is_ocrd() -> None:
+    stamp = "Received 2024-03-20 by the mail room, scanned batch 77"
+    doc = open_text(dm.make_scanned_pdf([INVOICE], stamp=stamp), CFG)
+    text = doc.page(0)
+    assert doc.ocr_used
+    assert text.startswith(stamp)
+    assert "INV-2024-0042" in text
+
+
+def test_short_born_digital_page_with_a_logo_is_not_ocrd() -> None:
+    doc = open_text(dm.make_pdf_pages([["Thank you", "for your order"]], logo_px=(300, 100)), CFG)
+    assert "Thank you" in doc.page(0)
+    assert not doc.ocr_used

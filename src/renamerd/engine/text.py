@@ -1,6 +1,7 @@
 """Bytes -> page texts: `open_text(data, config)` gives a lazy, cached `DocumentText`.
 
-* PDF: the text layer (pypdf); a page with (almost) no text layer is OCR'd from its scan image.
+* PDF: the text layer (pypdf); a page with (almost) no text layer is OCR'd from its scan image,
+  and so is a page-sized scan under a short text layer (a stamp: DMS header, page number).
 * JPEG/PNG/TIFF: OCR, one page per TIFF frame.
 * DOCX/XLSX/PPTX: their XML (see readers/office.py).
 * DOC/XLS/PPT: converted to PDF by LibreOffice when installed (readers/legacy.py).
@@ -24,7 +25,7 @@ from renamerd.engine.readers.images import ImagePages
 from renamerd.engine.readers.legacy import convert_to_pdf
 from renamerd.engine.readers.ocr import OcrSession, OcrUnavailable
 from renamerd.engine.readers.office import OfficePages
-from renamerd.engine.readers.pdf import PdfPages
+from renamerd.engine.readers.pdf import SCAN_MIN_PIXELS, PdfPages
 from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
 
 __all__ = ["DocumentText", "open_text"]
@@ -89,13 +90,15 @@ class DocumentText:
             return source.text(index)
         if isinstance(source, PdfPages):
             layer = source.text(index)
-            if not source.needs_ocr(layer) or not self._ocr_allowed():
+            if not self._ocr_allowed() or not source.may_be_stamped_scan(layer):
                 return layer
+            if not source.needs_ocr(layer) and (
+                    source.largest_image_pixels(index) < SCAN_MIN_PIXELS):
+                return layer  # a short born-digital page, not a scan with a stamp
             image = source.scan_image(index)
             if image is None:
                 return layer
-            ocr_text = self._run_ocr(image)
-            return ocr_text if len(ocr_text.strip()) > len(layer.strip()) else layer
+            return _merge(layer, self._run_ocr(image))
         if not self._ocr_allowed():
             return ""
         return self._run_ocr(source.image_of(index))
@@ -113,6 +116,16 @@ class DocumentText:
         reading = self._ocr.read(image)  # type: ignore[arg-type]
         self.ocr_used = True
         return reading.text
+
+
+def _merge(layer: str, ocr_text: str) -> str:
+    """A scan's OCR text, with the text layer first unless the OCR already holds it."""
+    layer_words = " ".join(layer.split())
+    if not layer_words or layer_words in " ".join(ocr_text.split()):
+        return ocr_text
+    if not ocr_text.strip():
+        return layer
+    return layer.rstrip() + "\n\n" + ocr_text
 
 
 def open_text(data: bytes, config: EngineConfig, fmt: DocumentFormat | None = None) -> DocumentText:

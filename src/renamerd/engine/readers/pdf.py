@@ -37,6 +37,11 @@ logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 MAX_STREAM_BYTES = 48 * 1024 * 1024
 #: a page whose text layer has fewer letters/digits than this is treated as a scan
 MIN_TEXT_CHARS = 20
+#: a page with fewer letters/digits than this *and* a page-sized image is a scan with a stamp
+#: (a DMS header, "received" note, page number) on top: its image is OCR'd as well
+STAMP_TEXT_CHARS = 200
+#: pixels from which an image counts as a page scan (A4 at about 120 dpi)
+SCAN_MIN_PIXELS = 1_400_000
 
 _LIMITS: dict[str, Any] = {
     "maximum_declared_stream_length": MAX_STREAM_BYTES,
@@ -113,13 +118,19 @@ class PdfPages:
     @staticmethod
     def needs_ocr(text: str) -> bool:
         """True when a text layer is too thin to be the page's real text."""
-        count = 0
-        for char in text:
-            if char.isalnum():
-                count += 1
-                if count >= MIN_TEXT_CHARS:
-                    return False
-        return True
+        return _alnum_below(text, MIN_TEXT_CHARS)
+
+    @staticmethod
+    def may_be_stamped_scan(text: str) -> bool:
+        """True when a text layer is short enough to be a stamp on a scan (check the image)."""
+        return _alnum_below(text, STAMP_TEXT_CHARS)
+
+    def largest_image_pixels(self, index: int) -> int:
+        """Pixel count of the largest image XObject on page `index`, from its dictionary."""
+        page = guarded(f"page {index + 1}", lambda: self.reader.pages[index])
+        sizes = guarded(f"page {index + 1} images",
+                        lambda: [w * h for _key, w, h in _xobject_images(page)])
+        return max(sizes, default=0)
 
     def scan_image(self, index: int) -> Image.Image | None:
         """The largest image drawn on page `index`, decoded and turned by the page's /Rotate.
@@ -146,6 +157,16 @@ class PdfPages:
         check_pixels(img.width, img.height, self.config, f"image on page {index + 1}")
         rotation = int(page.rotation or 0) % 360
         return img.rotate(-rotation, expand=True) if rotation else img
+
+
+def _alnum_below(text: str, limit: int) -> bool:
+    count = 0
+    for char in text:
+        if char.isalnum():
+            count += 1
+            if count >= limit:
+                return False
+    return True
 
 
 def _xobject_images(
