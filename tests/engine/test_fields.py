@@ -56,6 +56,8 @@ def test_birth_delivery_and_period_dates_lose_to_a_plain_date() -> None:
     ("Invoice date: March 5th, 2024", "2024-03-05"),
     ("Date: 25-Dec-2018", "2018-12-25"),
     ("Data de emissão: 5 de março de 2024", "2024-03-05"),
+    ("Date: 2018-03-23", "2018-03-23"),
+    ("Date 10 Mar2018 18:24", "2018-03-10"),
 ])
 def test_month_names(text: str, expected: str) -> None:
     assert values(text)["date"] == expected
@@ -76,6 +78,14 @@ def test_no_date_means_no_date_never_today() -> None:
     result = extract(["ACME GmbH\nRechnung\nVielen Dank"])
     assert "date" not in result.values
     assert dt.date.today().isoformat() not in result.values.values()
+
+
+def test_ocr_slips_in_dates() -> None:
+    assert values("Date: O7/01/18 14:41")["date"] == "2018-01-07"
+    assert values("Date: 13/03/201B")["date"] == "2018-03-13"
+    assert values("Date: 10/03/2078 5:41")["date"] == "2018-03-10"  # 7 read for 1
+    assert values("Salesperson: Date: 1202/2018")["date"] == "2018-02-12"
+    assert values("Date 06/01/18 12.17.26 PM")["date"] == "2018-01-06"  # a time, not a date
 
 
 def test_implausible_dates_are_ignored() -> None:

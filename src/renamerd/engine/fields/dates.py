@@ -52,9 +52,11 @@ def _month_table() -> dict[str, int]:
 
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    months = alternation(set(_month_table()), exact=True)
+    # a month name may touch the year ("10 Mar2018" in OCR text), not another letter
+    months = alternation(set(_month_table()), exact=True).replace(r"(?!\w)", r"(?![^\W\d_])")
     numeric = re.compile(
-        r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|\d{2})(?![\d])"
+        r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|20[0-9oObBsSlI]{2}|\d{2})"
+        r"(?![\d])(?!\s*[ap]\.?m\b)"
     )
     dmy = re.compile(
         r"(?<![\w])(\d{1,2})(?:st|nd|rd|th|er|e|o)?\.?[ \t\-/]*(?:de[ \t]+|of[ \t]+)?"
@@ -86,8 +88,17 @@ def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile(alternation(set(kinds))), kinds
 
 
+_OCR_O = re.compile(r"(?<![^\W\d_])o(?=\d)|(?<=\d)o(?![^\W\d_])")
+_OCR_DIGITS = str.maketrans("OoBbSsIl", "00885511")
+#: digits OCR confuses in a year's decade ("2078", "2048" for 2018)
+_DECADE_FIX = {"7": "1", "4": "1", "9": "0", "6": "0", "8": "0", "3": "2"}
+
+
 def _year(y: str) -> int:
+    y = y.translate(_OCR_DIGITS)
     n = int(y)
+    if len(y) == 4 and n > dt.date.today().year + 2 and y[:2] == "20" and y[2] in _DECADE_FIX:
+        return int(y[:2] + _DECADE_FIX[y[2]] + y[3])
     if len(y) == 2:
         return 2000 + n if n <= 69 else 1900 + n
     return n
@@ -110,7 +121,7 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     max_year = dt.date.today().year + 2
     out: list[DateCandidate] = []
     taken: list[tuple[int, int]] = []
-    text = doc.folded
+    text = _OCR_O.sub("0", doc.folded)  # "o7/01/18": OCR's letter o beside digits
     for m in dmy.finditer(text):
         value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
         if value:
@@ -120,7 +131,7 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     for m in mdy.finditer(text):
         if any(s <= m.start() < e for s, e in taken):
             continue
-        value = _make(int(m.group(3)), months[m.group(1)], int(m.group(2)))
+        value = _make(_year(m.group(3)), months[m.group(1)], int(m.group(2)))
         if value:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], False))
