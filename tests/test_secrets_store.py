@@ -109,6 +109,24 @@ def test_key_from_file_and_environment(
     assert load_refresh_token(db, from_env, "drive") == TOKEN
 
 
+def test_key_file_readable_by_others_is_warned_about(
+    settings: Settings, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    key_file = tmp_path / "secrets.key"
+    key_file.write_text(Fernet.generate_key().decode())
+    s = settings.model_copy(
+        update={"secrets": settings.secrets.model_copy(update={"key_file": str(key_file)})}
+    )
+    key_file.chmod(0o600)
+    with caplog.at_level("WARNING", logger="renamerd.secrets_store"):
+        assert has_key(s)
+    assert not caplog.records
+    key_file.chmod(0o644)
+    with caplog.at_level("WARNING", logger="renamerd.secrets_store"):
+        assert has_key(s)
+    assert "chmod 600" in caplog.text and key_file.read_text() not in caplog.text
+
+
 def test_connector_options_fills_stored_token(db: Database, keyed: Settings) -> None:
     assert connector_options(db, keyed, conn(client_id="cid")) == {"client_id": "cid"}
     store_refresh_token(db, keyed, "drive", TOKEN)

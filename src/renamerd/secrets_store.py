@@ -12,6 +12,7 @@ refused rather than used. The database never holds a token in clear.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from renamerd.config import ConnectionSettings, Settings
 from renamerd.connector import ConfigError
 from renamerd.db import Database
 from renamerd.models import StoredSecret, utcnow
+
+log = logging.getLogger(__name__)
 
 REFRESH_TOKEN = "refresh_token"  # noqa: S105 (a row kind, not a secret)
 MAKE_KEY_HINT = (
@@ -45,12 +48,16 @@ class SecretsKeyError(SecretsError):
 def _keys(settings: Settings) -> list[str]:
     raw = settings.secrets.key.strip()
     if not raw and settings.secrets.key_file:
+        path = Path(settings.secrets.key_file)
         try:
-            raw = Path(settings.secrets.key_file).read_text().strip()
+            raw = path.read_text().strip()
+            mode = path.stat().st_mode
         except OSError as err:
             raise SecretsKeyError(
                 f"cannot read secrets key_file {settings.secrets.key_file}: {err.strerror}"
             ) from err
+        if mode & 0o077:
+            log.warning("secrets key_file %s can be read by other users; chmod 600 it", path)
     return [k.strip() for k in raw.split(",") if k.strip()]
 
 
