@@ -650,3 +650,68 @@ def test_quotes_and_backslashes_in_names(emulator: DriveEmulator, conn: GDriveCo
     moved = conn.move(f.id, dest, "Smith's \\ 2024.pdf")
     assert moved.path == "/Smith's/Smith's \\ 2024.pdf"
     assert st.read("/Smith's/Smith's \\ 2024.pdf") == b"ob"
+
+
+# ------------------------------------------------------------------ `renamerd connect gdrive`
+
+
+def test_cli_connect_gdrive_stores_a_working_token(
+    emulator: DriveEmulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import click
+    from cryptography.fernet import Fernet
+
+    from clirun import run_cli
+    from renamerd.config import load_settings
+    from renamerd.connector import open_connector
+    from renamerd.db import Database
+    from renamerd.secrets_store import connector_options
+
+    monkeypatch.setenv("RENAMERD_SECRETS__KEY", Fernet.generate_key().decode())
+    monkeypatch.setenv("GDRIVE_SECRET", "emu-secret")
+    cfg = tmp_path / "renamerd.toml"
+    cfg.write_text(f"""
+[database]
+url = "sqlite:///{tmp_path / 'renamerd.db'}"
+
+[[connections]]
+name = "gd"
+provider = "gdrive"
+owner = "ada@example.org"
+watch = "/Inbox"
+[connections.options]
+client_id = "emu-client"
+client_secret = {{ env = "GDRIVE_SECRET" }}
+api_endpoint = "{emulator.url}"
+token_uri = "{emulator.token_uri}"
+auth_uri = "{emulator.auth_uri}"
+ca_bundle = "{emulator.ca_bundle}"
+headless = true
+""")
+    printed: list[str] = []
+    real_echo = click.echo
+
+    def echo(message: object = None, *args: Any, **kwargs: Any) -> None:
+        printed.append(str(message))
+        real_echo(message, *args, **kwargs)
+
+    def paste(_text: str, **_kwargs: Any) -> str:  # the person copies the redirected address
+        url = next(line for line in printed if line.startswith(emulator.auth_uri))
+        return httpx.get(url, verify=emulator.ca_bundle).headers["location"]
+
+    monkeypatch.setattr(click, "echo", echo)
+    monkeypatch.setattr(click, "prompt", paste)
+    r = run_cli(capsys, "connect", "gdrive", "--connection", "gd", "--config", str(cfg))
+    assert r.code == 0, r.err
+    assert "is connected" in r.out
+    settings = load_settings(cfg)
+    db = Database(settings.database.url)
+    opts = connector_options(db, settings, settings.connections[0])
+    assert opts["refresh_token"] in emulator.state.tokens
+    st = emulator.state
+    st.put("/Inbox/a.pdf", b"a")
+    conn = open_connector("gdrive", opts, name="gd", state_dir=str(tmp_path))
+    assert [f.name for f in conn.changes("/Inbox", None).files] == ["a.pdf"]
+    conn.close()
+    db.dispose()
