@@ -715,3 +715,23 @@ headless = true
     assert [f.name for f in conn.changes("/Inbox", None).files] == ["a.pdf"]
     conn.close()
     db.dispose()
+
+
+def test_token_endpoint_outage_is_transient(emulator: DriveEmulator, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from google.auth import _exponential_backoff
+
+    # google-auth's own retry of the token request waits 1 s, 2 s: skip the waiting
+    monkeypatch.setattr(_exponential_backoff, "time", types.SimpleNamespace(sleep=lambda _s: None))
+    c = GDriveConnector(options(emulator, retries=1), name="x", state_dir=str(tmp_path))
+    emulator.state.token_failures = 1  # google-auth retries the token request itself
+    assert c.ensure_folder("/lib")
+    emulator.state.expire_access_tokens()
+    emulator.state.token_failures = 100
+    with pytest.raises(TransientError):  # not AuthError: nothing was revoked
+        c.ensure_folder("/lib2")
+    emulator.state.token_failures = 0
+    assert c.ensure_folder("/lib2")
+    c.close()

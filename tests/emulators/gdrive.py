@@ -126,6 +126,8 @@ class DriveState:
     service_accounts: dict[str, Any] = field(default_factory=dict)
     scripted: list[tuple[int, str]] = field(default_factory=list)
     lost_replies: list[tuple[str, int]] = field(default_factory=list)
+    #: the next this many token requests are answered 503
+    token_failures: int = 0
     refreshes: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -558,6 +560,9 @@ def build_app(state: DriveState) -> Starlette:  # noqa: C901 - one closure per e
         form = await request.form()
         grant = str(form.get("grant_type", ""))
         with state.lock:
+            if state.token_failures:
+                state.token_failures -= 1
+                return _oauth_error("internal_failure", "Backend Error", 503)
             if grant == JWT_BEARER:
                 return jwt_grant(str(form.get("assertion", "")))
             client, secret = str(form.get("client_id", "")), str(form.get("client_secret", ""))
