@@ -32,6 +32,12 @@ from typing import Any
 
 from renamerd.engine.lexicon import output_words
 
+# precompiled: re's own cache is shared with pypdf and others and gets evicted
+_RX0 = re.compile(r"\s+")
+_RX1 = re.compile(r"\.{2,}")
+_RX2 = re.compile(r"-{2,}")
+_RX3 = re.compile(r"\{(\w+)\}")
+
 MAX_BYTES = 255
 #: characters refused by Windows/OneDrive/SharePoint, Dropbox, Drive and POSIX, replaced by "-"
 FORBIDDEN = set('<>:"/\\|?*') | {"\x00"}
@@ -87,9 +93,9 @@ def safe_component(text: str, *, max_bytes: int = MAX_BYTES, keep_suffix: str = 
             out.append(" ")
         else:
             out.append(ch)
-    text = re.sub(r"\s+", " ", "".join(out))
-    text = re.sub(r"\.{2,}", ".", text)
-    text = re.sub(r"-{2,}", "-", text).strip(" .")
+    text = _RX0.sub(" ", "".join(out))
+    text = _RX1.sub(".", text)
+    text = _RX2.sub("-", text).strip(" .")
     if not text:
         text = fallback
     budget = max_bytes - len(keep_suffix.encode("utf-8"))
@@ -149,7 +155,7 @@ def render_folder_template(template: str, values: Mapping[str, Any], language: s
     def repl(m: re.Match[str]) -> str:
         return _field_text(m.group(1), values, language, None, True) or ""
 
-    filled = re.sub(r"\{(\w+)\}", repl, template)
+    filled = _RX3.sub(repl, template)
     return safe_path(filled.split("/"))
 
 
@@ -167,7 +173,7 @@ def render_name(fields: tuple[str, ...] | list[str], values: Mapping[str, Any], 
         text = _field_text(name, values, language, date_format, False)
         if not text:
             continue
-        text = re.sub(r"\s+", inner, text.strip().rstrip("."))
+        text = _RX0.sub(inner, text.strip().rstrip("."))
         text = "".join("-" if ch in FORBIDDEN else ch for ch in text)
         parts.append(text)
     stem = separator.join(parts) or str(values.get("document_type") or "document")

@@ -16,6 +16,12 @@ from dataclasses import dataclass
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
+# precompiled: re's own cache is shared with pypdf and others and gets evicted
+_RX0 = re.compile(r"[^\W\d_]+")
+_RX1 = re.compile(r"\d")
+_RX2 = re.compile(r"[ \t]+")
+_RX3 = re.compile(r"[-–]\s*$")
+
 MIN_YEAR = 1980
 LABEL_WEIGHTS = {
     "issue_date": 6.0, "date": 2.5, "due_date": -5.0, "delivery_date": -4.0,
@@ -199,8 +205,8 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str) -> tuple[str, st
         gap = prefix[last.end():]
         if _GAP.match(gap) and len(gap) <= 40:
             return last.group(0), _kind_of(last.group(0), kinds), 1.0
-        words = re.findall(r"[^\W\d_]+", gap)
-        if len(gap) <= 30 and len(words) <= 3 and not re.search(r"\d", gap):
+        words = _RX0.findall(gap)
+        if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
             return last.group(0), _kind_of(last.group(0), kinds), 0.6
     if prefix.strip(" :|-") == "" and line.index > 0:
         prev = doc.lines[line.index - 1]
@@ -211,7 +217,7 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str) -> tuple[str, st
 
 
 def _kind_of(label: str, kinds: dict[str, str]) -> str:
-    return kinds.get(re.sub(r"[ \t]+", " ", label), "date")
+    return kinds.get(_RX2.sub(" ", label), "date")
 
 
 def best_date(
@@ -238,7 +244,7 @@ def best_date(
         score += 0.4 * min(counts[c.value] - 1, 2)
         after = doc.folded[c.end:c.end + 12]
         before = doc.folded[max(c.start - 4, c.line.start):c.start]
-        if _RANGE_AFTER.match(after) or re.search(r"[-–]\s*$", before):
+        if _RANGE_AFTER.match(after) or _RX3.search(before):
             score -= 2.5
         if c.value > today:
             score -= 1.0

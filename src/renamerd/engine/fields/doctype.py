@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
+# precompiled: re's own cache is shared with pypdf and others and gets evicted
+_RX0 = re.compile(r"[ \t]+")
+
 HEADING_LINES = 8
 #: more specific types win ties against the general ones they resemble
 PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
@@ -56,7 +59,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     for line in doc.lines:
         heading = line.index < HEADING_LINES and line.page == 1
         for m in pattern.finditer(line.folded):
-            kind, heading_only = kinds[re.sub(r"[ \t]+", " ", m.group(0))]
+            kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
             if heading_only and not heading:
                 continue
             weight = 3.0 if heading else 1.0

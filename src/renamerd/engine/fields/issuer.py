@@ -15,6 +15,15 @@ from dataclasses import dataclass
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
+# precompiled: re's own cache is shared with pypdf and others and gets evicted
+_RX0 = re.compile(r"[^\W\d_]{3,}")
+_RX1 = re.compile(r"\s+")
+_RX2 = re.compile(r"[^0-9a-z]")
+_RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
+_RX4 = re.compile(r"https?://|www\.")
+_RX5 = re.compile(r"\d[.,]\d{2}\b")
+_RX6 = re.compile(r"\s:\s*\S")
+
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
                 "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
                 "berhad", "limited", "corporation"}
@@ -58,6 +67,7 @@ def _suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
                                                                     re.I)
 
 
+@functools.lru_cache(maxsize=4096)
 def legal_suffix(text: str) -> re.Match[str] | None:
     """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
     strict, loose = _suffix_patterns()
@@ -140,32 +150,34 @@ def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     words = [w for w in text.split() if w[:1].isalpha()]
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
-    return (_letters_ratio(text) >= 0.7 and sum(ch.isdigit() for ch in text) <= 2
+    return (_letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
             and not vocab.search(line.folded) and not _ADDRESS.search(text)
             and not _address_words().search(text) and not _POSTCODE.search(text)
-            and len(text) <= 60 and sum(ch.isalpha() for ch in text) >= 4)
+            and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
 
 
 def _garbage(text: str) -> bool:
     """OCR debris: too few letters, or no word of three letters or more."""
-    letters = sum(ch.isalpha() for ch in text)
-    in_words = sum(len(w) for w in re.findall(r"[^\W\d_]{3,}", text))
+    letters = sum(map(str.isalpha, text))
+    in_words = sum(len(w) for w in _RX0.findall(text))
     return letters < 4 or _letters_ratio(text) < 0.6 or in_words < 5
 
 
 def _clean(value: str) -> str:
     value = _LABEL_PREFIX.sub("", value)
-    value = re.sub(r"\s+", " ", value).strip(" \t,;:-–·|•*#_~\"'")
+    value = _RX1.sub(" ", value).strip(" \t,;:-–·|•*#_~\"'")
     return value[:100].strip()
 
 
 def _letters_ratio(text: str) -> float:
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     return letters / max(len(text.replace(" ", "")), 1)
 
 
 def _domains(doc: Doc) -> list[str]:
     out: list[str] = []
+    if "@" not in doc.text and "www" not in doc.folded and "http" not in doc.folded:
+        return out
     for m in _DOMAIN.finditer(doc.text):
         parts = m.group(1).lower().split(".")
         label = parts[-1] if parts else ""
@@ -175,7 +187,7 @@ def _domains(doc: Doc) -> list[str]:
 
 
 def _key(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", fold(text))
+    return _RX2.sub("", fold(text))
 
 
 def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: int | None,
@@ -213,7 +225,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         if sm is not None and sm.start() <= 2 and len(nxt.text) <= 25:
             text = f"{text} {nxt.text[:sm.end()]}"
             suffix = legal_suffix(text)
-        elif re.search(r"(?:&|\band)\s*$", text, re.I) and _plausible_name_line(nxt, vocab):
+        elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
             text = f"{text} {nxt.text}"
     value = _clean(text if suffix else _SEPARATORS.split(text)[0])
     if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80 or _garbage(value):
@@ -221,7 +233,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
         return None
-    if re.search(r"https?://|www\.", folded):
+    if _RX4.search(folded):
         return None
     if suffix:
         if line.index in wanted or line.index < 15:
@@ -262,12 +274,14 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         score -= 2.0
     if value.startswith("("):
         score -= 2.0
+    if _RX5.search(value) or _RX6.search(value):
+        score -= 3.0  # an amount or a "label : value" pair
     if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix) or (
             _address_words().search(value) and not suffix):
         score -= 3.0
     if _BANKISH.search(value):
         score -= 4.0
-    if sum(ch.isdigit() for ch in value) > 3:
+    if sum(map(str.isdigit, value)) > 3:
         score -= 1.5
     if len(value.split()) > 7:
         score -= 2.0

@@ -9,9 +9,16 @@ from dataclasses import dataclass
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
+# precompiled: re's own cache is shared with pypdf and others and gets evicted
+_RX0 = re.compile(r"[ \t]+")
+_RX1 = re.compile(r"[.,]\d{2}$")
+_RX2 = re.compile(r"[.,]")
+_RX3 = re.compile(r"sub|zwischen|netto|hors|neto|imponibile|excl")
+
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
-_GAP = re.compile(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)\.?[\s:.#°º]*)?$",
-                  re.I)
+_NUMBER_GAP = re.compile(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
+                         r"\.?[\s:.#°º]+)?", re.I)
+_CURRENCY_WORD = re.compile(r"[€$£₺]|\b(?:eur|usd|gbp|chf|pln|czk|sek|dkk|nok|myr|rm)\b")
 _DATE_LIKE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{2,4}$")
 _AMOUNT = re.compile(
     r"(?<![\w.,])(?:(?P<cur1>[€$£₺¥₹]|r\$|us\$|rm|eur|usd|gbp|chf|pln|czk|sek|dkk|nok|try|myr)"
@@ -52,12 +59,11 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     out: list[NumberCandidate] = []
     for line in doc.lines:
         for m in pattern.finditer(line.folded):
-            label = re.sub(r"[ \t]+", " ", m.group(0))
+            label = _RX0.sub(" ", m.group(0))
             if label not in strong and label not in weak:
                 continue
             rest = line.text[m.end():]
-            gap_m = re.match(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
-                             r"\.?[\s:.#°º]+)?", rest, re.I)
+            gap_m = _NUMBER_GAP.match(rest)
             offset = gap_m.end() if gap_m else 0
             vm = _VALUE.match(rest[offset:])
             source_line = line
@@ -104,15 +110,15 @@ def _total_labels(language: str) -> re.Pattern[str]:
 def parse_amount(num: str) -> float | None:
     """'1.234,56' / '1,234.56' / "1'234.56" / '1 234,56' -> 1234.56."""
     num = num.replace(" ", "").replace("'", "")
-    if re.search(r"[.,]\d{2}$", num):
+    if _RX1.search(num):
         whole, frac = num[:-3], num[-2:]
-        whole = re.sub(r"[.,]", "", whole)
+        whole = _RX2.sub("", whole)
         try:
             return float(f"{whole}.{frac}")
         except ValueError:
             return None
     try:
-        return float(re.sub(r"[.,]", "", num))
+        return float(_RX2.sub("", num))
     except ValueError:
         return None
 
@@ -135,13 +141,10 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
     """
     labels = _total_labels(language)
     best: tuple[str | None, str | None, Line | None] = (None, None, None)
-    doc_currency: str | None = None
-    for m in _AMOUNT.finditer(doc.text):
-        doc_currency = doc_currency or _currency(m.group("cur1") or m.group("cur2"), language)
     for line in doc.lines:
         found = list(labels.finditer(line.folded))
         lm = found[-1] if found else None
-        if lm is None or re.search(r"sub|zwischen|netto|hors|neto|imponibile|excl", line.folded):
+        if lm is None or _RX3.search(line.folded):
             continue
         segment = line.text[lm.end():]
         amounts = list(_AMOUNT.finditer(segment))
@@ -155,7 +158,12 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
             continue
         cur = _currency(am.group("cur1") or am.group("cur2"), language)
         if cur is None:
-            cur = next((_currency(t, language) for t in re.findall(
-                r"[€$£₺]|\b(?:eur|usd|gbp|chf|pln|czk|sek|dkk|nok|myr|rm)\b", line.folded)), None)
-        best = (f"{value:.2f}", cur or doc_currency, line)
+            cur = next((_currency(t, language) for t in _CURRENCY_WORD.findall(line.folded)),
+                       None)
+        best = (f"{value:.2f}", cur, line)
+    if best[0] is not None and best[1] is None:  # no currency on the total's line: any in text
+        for m in _AMOUNT.finditer(doc.text):
+            found = _currency(m.group("cur1") or m.group("cur2"), language)
+            if found:
+                return best[0], found, best[2]
     return best
