@@ -6,6 +6,7 @@ import datetime as dt
 import io
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -270,9 +271,18 @@ def test_converter_timeout_leaves_no_process(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("RENAMERD_SOFFICE", str(script))
     with pytest.raises(UnreadableDocument):
         open_text(dm.make_ole("doc"), EngineConfig(ocr_timeout_s=0.5))
-    pid = int(pidfile.read_text())
-    stat_file = Path(f"/proc/{pid}/stat")
-    assert not stat_file.exists() or stat_file.read_text().split()[2] == "Z"
+    stat_file = Path(f"/proc/{int(pidfile.read_text())}/stat")
+
+    def gone() -> bool:  # SIGKILLed processes take a moment to finish exiting
+        try:
+            return stat_file.read_text().split()[2] in ("Z", "X")
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+
+    deadline = time.monotonic() + 3
+    while not gone() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone()
 
 
 def test_ocr_scale_keeps_about_300_dpi() -> None:
@@ -326,3 +336,17 @@ def test_short_born_digital_page_with_a_logo_is_not_ocrd() -> None:
     doc = open_text(dm.make_pdf_pages([["Thank you", "for your order"]], logo_px=(300, 100)), CFG)
     assert "Thank you" in doc.page(0)
     assert not doc.ocr_used
+
+
+def test_exif_orientation_is_applied() -> None:
+    from PIL import Image
+
+    page = Image.open(io.BytesIO(dm.make_scan(INVOICE, rotate=90, fmt="jpeg")))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 CW to view": what a phone writes for this picture
+    buf = io.BytesIO()
+    page.save(buf, format="JPEG", exif=exif.tobytes())
+    pages = ImagePages(buf.getvalue(), CFG)
+    upright = pages.image_of(0)
+    assert upright.height > upright.width
+    assert "INV-2024-0042" in open_text(buf.getvalue(), CFG).page(0)

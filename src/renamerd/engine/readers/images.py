@@ -44,6 +44,8 @@ def open_image(data: bytes, config: EngineConfig) -> Image.Image:
     return img
 
 
+_EXIF_ORIENTATION = 0x0112
+
 #: long side (pixels) of an A4 page at about 300 dpi, the resolution tesseract reads best
 OCR_LONG_SIDE = 3300
 
@@ -101,8 +103,12 @@ class ImagePages:
                 self.image.draft("L", (self.image.width // scale, self.image.height // scale))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-                frame = self.image.copy()
-            return ImageOps.exif_transpose(frame) or frame
+                self.image.load()
+            # a frame of a multi-page TIFF is copied: the next seek reuses the same object
+            frame = self.image.copy() if self.page_count > 1 else self.image
+            if frame.getexif().get(_EXIF_ORIENTATION, 1) not in (0, 1):
+                return ImageOps.exif_transpose(frame) or frame
+            return frame
         except Image.DecompressionBombError:
             raise DocumentTooLarge("the image is over the pixel limit") from None
         except _IMAGE_ERRORS as exc:
