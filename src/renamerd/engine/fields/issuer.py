@@ -215,14 +215,17 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         cut = max(head.rfind(": "), head.rfind(", "))
         text = text[cut + 2 if cut >= 0 else 0:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
-        if (seg_no == 0 and _name_words(text) <= 1 and prev is not None
+        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split()) \
+            if suffix is not None else False
+        if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
                 and prev.index not in skip and _plausible_name_line(prev, vocab)):
             text = f"{prev.text} {text}"
             reasons.append("name continues from the line above")
     elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
         nxt = doc.lines[line.index + 1]
         sm = legal_suffix(nxt.text)
-        if sm is not None and sm.start() <= 2 and len(nxt.text) <= 25:
+        if (sm is not None and sm.start() <= 2 and len(nxt.text) <= 25
+                and not registration.search(nxt.folded)):
             text = f"{text} {nxt.text[:sm.end()]}"
             suffix = legal_suffix(text)
         elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
@@ -253,7 +256,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     letters = [ch for ch in value if ch.isalpha()]
     if position is not None and len(value.split()) >= 2 and letters and all(
             ch.isupper() for ch in letters):
-        score += 0.5
+        score += 1.0  # receipts and letterheads print the name in capitals
     if any(abs(line.index - r) <= 2 for r in reg_lines):
         score += 1.0
         reasons.append("near registration id")
