@@ -6,7 +6,7 @@
   one process at a time; the lease is renewed on every poll and handed over when it expires.
   New files and the new cursor are written in one transaction.
 - Worker threads claim jobs (`JobQueue.claim`) and run them (`Worker.run_job`). An idle worker
-  sleeps on an event with a timeout of `IDLE_S` seconds: set at once by enqueues, grants and
+  sleeps on an event with a timeout of `IDLE_S` (1) seconds: set at once by enqueues, grants and
   retries in this process, and on PostgreSQL by a LISTEN on `renamerd_jobs` (grants in other
   processes NOTIFY it); other changes are seen within `IDLE_S`. No loop spins while jobs wait.
 - `stop(grace)`: stop polling and claiming, give running jobs `grace` seconds, release the poll
@@ -42,7 +42,7 @@ from renamerd.worker import ConnectorPool, EngineFn, Worker, stop_connection
 log = logging.getLogger("renamerd.daemon")
 
 #: seconds an idle worker sleeps before it looks for due jobs again
-IDLE_S = 2.0
+IDLE_S = 1.0
 
 
 def sd_notify(message: str) -> bool:

@@ -226,6 +226,9 @@ class JobQueue:
         )
         out: list[tuple[Job, Lease]] = []
         old_states: dict[int, str] = {}
+        with self.db.session() as s:  # an idle queue costs a read, not a write lock
+            if s.exec(select(Job.id).where(claimable).limit(1)).first() is None:
+                return out
         with self.db.write_session() as s:
             query = (
                 select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))
