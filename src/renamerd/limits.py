@@ -106,7 +106,7 @@ class RateLimiter:
         self.storage: Storage
         self._redis: Any = None
         if settings.storage_url:
-            self.storage = storage_from_string(settings.storage_url)
+            self.storage = storage_from_string(settings.storage_url)  # type: ignore[assignment]
             import redis
 
             self._redis = redis.Redis.from_url(settings.storage_url)

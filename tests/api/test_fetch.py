@@ -168,13 +168,23 @@ async def _slow(request: Request) -> Response:
     return Response(PDF)
 
 
+async def _drip(request: Request) -> Response:
+    async def gen():
+        yield b"%PDF-1.4\n"
+        for _ in range(100):
+            await asyncio.sleep(0.1)  # each read is quick, the whole is slow
+            yield b"%"
+
+    return StreamingResponse(gen(), media_type="application/pdf")
+
+
 async def _status(request: Request) -> Response:
     return Response(b"nope", status_code=int(request.path_params["code"]))
 
 
 DOC_APP = Starlette(routes=[
     Route("/files/{name}", _doc), Route("/redirect", _redirect), Route("/loop", _loop),
-    Route("/big", _big), Route("/slow", _slow), Route("/status/{code:int}", _status),
+    Route("/big", _big), Route("/slow", _slow), Route("/drip", _drip), Route("/status/{code:int}", _status),
 ])
 
 LOCAL = FetchSettings(allow_networks=["127.0.0.1/32"], read_timeout_s=0.5, connect_timeout_s=2)
@@ -226,6 +236,15 @@ def test_upstream_statuses_and_timeouts(docs: EmulatorServer) -> None:
         with pytest.raises(FetchError) as info:
             fetch(docs.url + path)
         assert info.value.status == status, path
+
+
+def test_a_dripping_server_is_cut_off(docs: EmulatorServer) -> None:
+    start = time.monotonic()
+    with pytest.raises(FetchError) as info:
+        fetch(f"{docs.url}/drip", FetchSettings(allow_networks=["127.0.0.1/32"], read_timeout_s=0.5,
+                                                connect_timeout_s=0.5))
+    assert info.value.status == 502 and "longer than 1 s" in str(info.value)
+    assert time.monotonic() - start < 5
 
 
 def test_unreachable_port_is_502() -> None:

@@ -14,7 +14,8 @@ For every hop (the URL and each redirect, at most `fetch.max_redirects`):
    A DNS answer that changes between check and connect cannot matter: DNS is not asked again.
 
 The body is streamed with the size limit (Content-Length first, then counted), with connect and
-read timeouts. Failures raise `FetchError` with the HTTP status the API answers.
+read timeouts, and each hop must finish within their sum (a server dripping bytes is cut off).
+Failures raise `FetchError` with the HTTP status the API answers.
 """
 
 from __future__ import annotations
@@ -279,7 +280,14 @@ class SafeFetcher:
         current = url
         for _hop in range(self.settings.max_redirects + 1):
             parsed, address = await self.check_url(current)
-            response_or_next = await self._get(parsed, address, connected)
+            deadline = self.settings.connect_timeout_s + self.settings.read_timeout_s
+            try:
+                with anyio.fail_after(deadline):
+                    response_or_next = await self._get(parsed, address, connected)
+            except TimeoutError as err:
+                raise FetchError(
+                    502, f"fetching the URL took longer than {deadline:g} s", "FETCH_FAILED"
+                ) from err
             if isinstance(response_or_next, str):
                 current = response_or_next
                 continue

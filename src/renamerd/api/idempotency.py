@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import Any
@@ -32,6 +33,8 @@ TTL = timedelta(hours=24)
 #: a claim not finished after this long belongs to a request that died
 STALE_CLAIM = timedelta(minutes=15)
 MAX_KEY_LENGTH = 255
+#: expired records are deleted at most this often (seconds, per process)
+PURGE_EVERY_S = 3600.0
 
 
 class KeyInUse(Exception):
@@ -58,12 +61,21 @@ class IdempotencyStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._last_purge = 0.0
+
+    def _maybe_purge(self) -> None:
+        """Purge expired records at most once an hour per process (from `begin`)."""
+        now = time.monotonic()
+        if now - self._last_purge >= PURGE_EVERY_S or self._last_purge == 0.0:
+            self._last_purge = now
+            self.purge()
 
     def begin(self, user_id: str, key: str, req_hash: str) -> Claim:
         """Claim `key` for this request or return the stored answer (see the module doc).
 
         Raises KeyInUse, KeyMismatch. Safe to repeat: the same finished request replays.
         """
+        self._maybe_purge()
         now = utcnow()
         for _attempt in range(3):
             try:

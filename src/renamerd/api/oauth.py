@@ -114,7 +114,7 @@ class OidcVerifier:
             claims = jwt.decode(
                 token, key.key, algorithms=list(self.settings.algorithms),
                 audience=self.settings.audience or None, issuer=self.settings.issuer,
-                leeway=self.settings.leeway_s, options=options,
+                leeway=self.settings.leeway_s, options=options,  # type: ignore[arg-type]
             )
         except jwt.PyJWTError as err:
             raise InvalidToken(f"invalid token: {err}") from err

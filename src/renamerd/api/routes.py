@@ -68,7 +68,8 @@ async def _run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 async def _run_shielded(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Like `_run`, but finishes even when the request is being cancelled (clean-up work)."""
     with anyio.CancelScope(shield=True):
-        return await _run(fn, *args, **kwargs)
+        result = await _run(fn, *args, **kwargs)
+    return result
 
 
 def engine_error(err: Exception) -> ApiError:
