@@ -168,3 +168,13 @@ def test_grant_wakes_recent_pending_jobs_only(db: Database, queue: J.JobQueue, o
     Credits(db).grant(owner, 10)  # repeating changes nothing for the old one
     assert queue.get(leases[1].job_id).state == J.PENDING_CREDITS
     assert queue.retry(leases[1].job_id).state == J.QUEUED
+
+
+def test_enqueue_survives_a_concurrent_insert(queue: J.JobQueue, owner: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    queue.enqueue_many("c", owner, [rf(1), rf(2)])
+    # another poller inserted 1 and 2 after our look-up: make the look-up see nothing
+    monkeypatch.setattr(J, "_chunks", lambda items, size: iter(()))
+    new = queue.enqueue_many("c", owner, [rf(1), rf(2), rf(3)])
+    assert [j.file_id for j in new] == ["id3"]
+    assert sum(queue.counts().values()) == 3

@@ -188,19 +188,28 @@ class JobQueue:
                 if folder is not None and name is not None:
                     own_paths.add((join_path(folder, name), rev))
         now = self.now()
-        created: list[Job] = []
-        for (file_id, rev), f in wanted.items():
-            if (file_id, rev) in known_ids or (f.path, rev) in own_paths:
-                continue
-            job = Job(
-                connection=connection, owner_id=owner_id, file_id=f.id, revision=f.revision,
+        fresh = [
+            Job(connection=connection, owner_id=owner_id, file_id=f.id, revision=f.revision,
                 source_path=f.path, name=f.name, size=f.size, state=QUEUED,
-                next_attempt_at=now, created_at=now, updated_at=now,
-            )
+                next_attempt_at=now, created_at=now, updated_at=now)
+            for (file_id, rev), f in wanted.items()
+            if (file_id, rev) not in known_ids and (f.path, rev) not in own_paths
+        ]
+        if not fresh:
+            return []
+        try:  # all at once: the poll lease makes a concurrent insert rare
+            with session.begin_nested():
+                session.add_all(fresh)
+            return fresh
+        except IntegrityError:
+            pass
+        created: list[Job] = []
+        for job in fresh:  # someone else inserted some of them: one by one
+            job = Job.model_validate(job.model_dump(exclude={"id"}))
             try:
                 with session.begin_nested():
                     session.add(job)
-            except IntegrityError:  # a concurrent poller created it first
+            except IntegrityError:
                 continue
             created.append(job)
         return created
