@@ -325,9 +325,11 @@ class Daemon:
     # -- workers ---------------------------------------------------------------------------
 
     def _work(self) -> None:
+        busy = False
         while not self._stopping.is_set():
             try:
-                claimed = self.queue.claim(self.identity)
+                claimed = self.queue.claim(self.identity, look_first=not busy)
+                busy = bool(claimed)
             except Exception:
                 log.warning("claiming failed; retrying", exc_info=True)
                 self._stopping.wait(IDLE_S)

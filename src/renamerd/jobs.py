@@ -221,11 +221,15 @@ class JobQueue:
 
     # -- claiming and leases ---------------------------------------------------------------
 
-    def claim(self, owner: str, *, limit: int = 1) -> list[tuple[Job, Lease]]:
+    def claim(
+        self, owner: str, *, limit: int = 1, look_first: bool = True
+    ) -> list[tuple[Job, Lease]]:
         """Claim up to `limit` claimable jobs for `owner`: queued ones that are due, and running
         ones whose lease expired (their worker died). Each gets a new lease generation.
 
         Returns [] when nothing is due. Never hands the same job to two live claimers.
+        `look_first` checks with a plain read before taking the write lock (cheap when the queue
+        is idle; a busy worker passes False).
         """
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
@@ -235,9 +239,10 @@ class JobQueue:
         )
         out: list[tuple[Job, Lease]] = []
         old_states: dict[int, str] = {}
-        with self.db.session() as s:  # an idle queue costs a read, not a write lock
-            if s.exec(select(Job.id).where(claimable).limit(1)).first() is None:
-                return out
+        if look_first:
+            with self.db.session() as s:  # an idle queue costs a read, not a write lock
+                if s.exec(select(Job.id).where(claimable).limit(1)).first() is None:
+                    return out
         with self.db.write_session() as s:
             query = (
                 select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))

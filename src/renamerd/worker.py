@@ -296,16 +296,18 @@ class Worker:
         ref = J.charge_ref(c.lease.job_id)
         pending: Job | None = None
         with self.db.write_session() as s:
-            self.queue.guard(s, c.lease)
+            row = self.queue.guard(s, c.lease)
             try:
                 self.credits.reserve(job.owner_id, ref, session=s)
             except InsufficientCredits:
                 self._broke.add(job.owner_id)
                 pending = self.queue.finish(c.lease, J.PENDING_CREDITS, session=s,
                                             error="insufficient credits")
-            else:
-                self.queue.update_plan(c.lease, s, planned_folder=folder, planned_name=name,
-                                       charge_ref=ref, result=json.dumps(_result_summary(result)))
+            else:  # the plan, in the reservation's transaction (row locked by guard)
+                row.planned_folder, row.planned_name, row.charge_ref = folder, name, ref
+                row.result = json.dumps(_result_summary(result))
+                row.updated_at = self.queue.now()
+                s.add(row)
         if pending is not None:
             J.emit(pending, J.RUNNING, J.PENDING_CREDITS)
             return J.PENDING_CREDITS
