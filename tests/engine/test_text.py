@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from engine import docmaker as dm
 from renamerd.engine.readers.images import ImagePages, ocr_scale
@@ -293,8 +294,6 @@ def test_ocr_scale_keeps_about_300_dpi() -> None:
 
 
 def test_big_jpeg_is_decoded_grey_at_reduced_size() -> None:
-    from PIL import Image
-
     buf = io.BytesIO()
     Image.new("RGB", (4960, 7016), "white").save(buf, format="JPEG")
     pages = ImagePages(buf.getvalue(), CFG)
@@ -339,8 +338,6 @@ def test_short_born_digital_page_with_a_logo_is_not_ocrd() -> None:
 
 
 def test_exif_orientation_is_applied() -> None:
-    from PIL import Image
-
     page = Image.open(io.BytesIO(dm.make_scan(INVOICE, rotate=90, fmt="jpeg")))
     exif = Image.Exif()
     exif[0x0112] = 6  # "rotate 90 CW to view": what a phone writes for this picture
@@ -350,3 +347,31 @@ def test_exif_orientation_is_applied() -> None:
     upright = pages.image_of(0)
     assert upright.height > upright.width
     assert "INV-2024-0042" in open_text(buf.getvalue(), CFG).page(0)
+
+
+def test_plain_image_goes_to_tesseract_undecoded() -> None:
+    from renamerd.engine.readers.ocr import OcrSession, PageImage
+
+    def must_not_decode() -> Image.Image:
+        raise AssertionError("decoded although tesseract reads the file as is")
+
+    data = dm.make_scan(INVOICE, fmt="png")
+    assert ImagePages(data, CFG).native_file() == (data, ".png")
+    reading = OcrSession(CFG).read(PageImage(must_not_decode, (data, ".png")))
+    assert "INV-2024-0042" in reading.text
+
+
+def test_file_tesseract_cannot_read_is_decoded_instead() -> None:
+    from renamerd.engine.readers.ocr import OcrSession, PageImage
+
+    page = dm.render_page(INVOICE)
+    reading = OcrSession(CFG).read(PageImage(lambda: page, (b"not an image", ".png")))
+    assert "INV-2024-0042" in reading.text
+
+
+def test_images_needing_conversion_are_not_passed_as_is() -> None:
+    big = io.BytesIO()
+    Image.new("L", (4960, 7016), 255).save(big, format="PNG")
+    assert ImagePages(big.getvalue(), CFG).native_file() is None  # 600 dpi: reduced first
+    assert ImagePages(_encoded("RGBA", "PNG"), CFG).native_file() is None
+    assert ImagePages(dm.make_tiff([["a"], ["b"]], dpi=30), CFG).native_file() is None

@@ -13,6 +13,8 @@ read as "" (their text layer, if any, is still returned).
 
 from __future__ import annotations
 
+from PIL import Image
+
 from renamerd.engine.formats import (
     IMAGE_KINDS,
     LEGACY_OFFICE_KINDS,
@@ -23,7 +25,7 @@ from renamerd.engine.formats import (
 )
 from renamerd.engine.readers.images import ImagePages
 from renamerd.engine.readers.legacy import convert_to_pdf
-from renamerd.engine.readers.ocr import OcrSession, OcrUnavailable
+from renamerd.engine.readers.ocr import OcrSession, OcrUnavailable, PageImage
 from renamerd.engine.readers.office import OfficePages
 from renamerd.engine.readers.pdf import SCAN_MIN_PIXELS, PdfPages
 from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
@@ -101,19 +103,20 @@ class DocumentText:
             return _merge(layer, self._run_ocr(image))
         if not self._ocr_allowed():
             return ""
-        return self._run_ocr(source.image_of(index))
+        native = source.native_file() if index == 0 else None
+        return self._run_ocr(PageImage(lambda: source.image_of(index), native))
 
     def _ocr_allowed(self) -> bool:
         return self._ocr_pages < self._config.ocr_max_pages
 
-    def _run_ocr(self, image: object) -> str:
+    def _run_ocr(self, image: Image.Image | PageImage) -> str:
         if self._ocr is None:
             try:
                 self._ocr = OcrSession(self._config)
             except OcrUnavailable as exc:
                 raise UnsupportedDocument(str(exc)) from None
         self._ocr_pages += 1
-        reading = self._ocr.read(image)  # type: ignore[arg-type]
+        reading = self._ocr.read(image)
         self.ocr_used = True
         return reading.text
 

@@ -45,6 +45,7 @@ def open_image(data: bytes, config: EngineConfig) -> Image.Image:
 
 
 _EXIF_ORIENTATION = 0x0112
+_NATIVE_SUFFIX = {"PNG": ".png", "JPEG": ".jpg", "TIFF": ".tif"}
 
 #: long side (pixels) of an A4 page at about 300 dpi, the resolution tesseract reads best
 OCR_LONG_SIDE = 3300
@@ -63,6 +64,7 @@ class ImagePages:
 
     def __init__(self, data: bytes, config: EngineConfig) -> None:
         self.config = config
+        self.data = data
         self.image = open_image(data, config)
         self.page_count = self._count_frames()
 
@@ -86,6 +88,23 @@ class ImagePages:
                 raise UnreadableDocument(f"broken TIFF: {exc}") from None
         self.image.seek(0)
         return max(count, 1)
+
+    def native_file(self) -> tuple[bytes, str] | None:
+        """(bytes, suffix) when tesseract can read the original file as it is: one frame,
+        a plain grey/colour/1-bit mode, upright by EXIF, and no larger than OCR needs."""
+        img = self.image
+        if self.page_count != 1 or img.format not in _NATIVE_SUFFIX:
+            return None
+        if img.mode not in ("1", "L", "RGB") or img.info.get("transparency") is not None:
+            return None
+        if ocr_scale(img.width, img.height) != 1:
+            return None
+        if img.format == "PNG":
+            if "exif" in img.info:  # PNG's getexif() would decode the whole image
+                return None
+        elif img.getexif().get(_EXIF_ORIENTATION, 1) not in (0, 1):
+            return None
+        return self.data, _NATIVE_SUFFIX[str(img.format)]
 
     def image_of(self, index: int) -> Image.Image:
         """Decoded page `index` (0-based), upright per EXIF orientation.

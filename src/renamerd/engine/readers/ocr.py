@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image
@@ -43,6 +44,10 @@ MIN_CONFIDENCE = 60.0
 
 class OcrUnavailable(EngineError):
     """Tesseract is not installed or has no language data."""
+
+
+class OcrTimeout(UnreadableDocument):
+    """A tesseract run took longer than `EngineConfig.ocr_timeout_s` and was stopped."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,36 @@ def candidate_languages(config: EngineConfig) -> tuple[str, ...]:
     return langs
 
 
+#: what tesseract is given: a decoded image (written as PNM) or (file bytes, suffix) as is
+_Source = Image.Image | tuple[bytes, str]
+
+
+class PageImage:
+    """A page to OCR: decoded (and grey-scaled, reduced) only when needed.
+
+    `native` is the original file when tesseract can read it as it is (single-frame PNG, JPEG
+    or TIFF that needs no conversion): then an upright page is never decoded in Python at all.
+    """
+
+    def __init__(self, load: Callable[[], Image.Image],
+                 native: tuple[bytes, str] | None = None) -> None:
+        self._load = load
+        self.native = native
+        self._prepared: Image.Image | None = None
+
+    def prepared(self) -> Image.Image:
+        """The decoded page as tesseract should see it (8-bit grey or 1-bit, about 300 dpi)."""
+        if self._prepared is None:
+            self._prepared = _prepare(self._load())
+        return self._prepared
+
+    def upright(self, clockwise: int) -> _Source:
+        """The page turned `clockwise` degrees, in the cheapest form tesseract accepts."""
+        if clockwise % 360 == 0 and self.native is not None:
+            return self.native
+        return _rotate(self.prepared(), clockwise)
+
+
 class OcrSession:
     """OCR state shared by the pages of one document (chosen language, pages read).
 
@@ -128,61 +163,77 @@ class OcrSession:
         """The tesseract language string(s) used so far, e.g. "eng" or "eng,deu"."""
         return ",".join(dict.fromkeys(self.langs_used)) or None
 
-    def read(self, image: Image.Image) -> OcrReading:
+    def read(self, image: Image.Image | PageImage) -> OcrReading:
         """OCR one page image; returns the best reading.
 
         Raises UnreadableDocument on timeout or a tesseract failure. Safe to repeat.
         """
-        img = _prepare(image)
+        page = image if isinstance(image, PageImage) else PageImage(lambda: image)
         self.pages += 1
         lang = self.lang or self.candidates[0]
-        reading = self._run(img, lang)
+        try:
+            reading = self._run(page.upright(0), lang)
+        except OcrTimeout:
+            raise
+        except UnreadableDocument:
+            if page.native is None:
+                raise
+            # tesseract could not read the file as is: decode it here, which either works or
+            # raises the precise "broken image" error
+            page.native = None
+            reading = self._run(page.upright(0), lang)
         if reading.weak:
-            reading = self._fix_rotation(img, reading)
+            reading = self._fix_rotation(page, reading)
         if self.lang is None:
             self.lang = lang
             guess = guess_language(reading.text, self.candidates)
             if guess is not None and guess != lang:
                 self.lang = guess
-                again = self._run(_rotate(img, reading.rotation), guess, reading.rotation)
+                again = self._run(page.upright(reading.rotation), guess, reading.rotation)
                 if again.score() >= reading.score() * 0.8:
                     reading = again
         return reading
 
-    def _fix_rotation(self, img: Image.Image, reading: OcrReading) -> OcrReading:
-        angle = self._osd_rotation(img)
+    def _fix_rotation(self, page: PageImage, reading: OcrReading) -> OcrReading:
+        angle = self._osd_rotation(page.upright(0))
         if angle == 0:
             return reading
-        turned = self._run(_rotate(img, angle), reading.lang, angle)
+        turned = self._run(page.upright(angle), reading.lang, angle)
         return turned if turned.score() > reading.score() else reading
 
-    def _osd_rotation(self, img: Image.Image) -> int:
+    def _osd_rotation(self, source: _Source) -> int:
         if not _has_osd(self.cmd):
             return 0
         try:
-            out = self._tesseract(img, ["--psm", "0", "-l", "osd"])
+            out = self._tesseract(source, ["--psm", "0", "-l", "osd"])
         except UnreadableDocument:
             return 0  # OSD fails on pages with too few characters: keep the first reading
         match = re.search(r"Rotate:\s*(\d+)", out)
         return int(match.group(1)) % 360 if match else 0
 
-    def _run(self, img: Image.Image, lang: str, rotation: int = 0) -> OcrReading:
-        tsv = self._tesseract(img, ["-l", lang, "tsv"])
+    def _run(self, source: _Source, lang: str, rotation: int = 0) -> OcrReading:
+        tsv = self._tesseract(source, ["-l", lang, "tsv"])
         self.langs_used.append(lang)
         text, conf, words = parse_tsv(tsv)
         return OcrReading(text, lang, conf, words, rotation)
 
-    def _tesseract(self, img: Image.Image, args: list[str]) -> str:
+    def _tesseract(self, source: _Source, args: list[str]) -> str:
         with tempfile.TemporaryDirectory(prefix="renamerd-ocr-") as tmp:
-            path = os.path.join(tmp, "page.pnm")
-            img.save(path, format="PPM")
+            if isinstance(source, Image.Image):
+                path = os.path.join(tmp, "page.pnm")
+                source.save(path, format="PPM")
+            else:
+                path = os.path.join(tmp, "page" + source[1])
+                with open(path, "wb") as handle:
+                    handle.write(source[0])
             try:
                 proc = subprocess.run(
-                    [self.cmd, path, "stdout", *args], capture_output=True, timeout=self.config.ocr_timeout_s,
-                    check=False, env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+                    [self.cmd, path, "stdout", *args], capture_output=True,
+                    timeout=self.config.ocr_timeout_s, check=False,
+                    env={**os.environ, "OMP_THREAD_LIMIT": "1"},
                 )
             except subprocess.TimeoutExpired:
-                raise UnreadableDocument(
+                raise OcrTimeout(
                     f"OCR took longer than {self.config.ocr_timeout_s:g} s and was stopped"
                 ) from None
         if proc.returncode != 0:
