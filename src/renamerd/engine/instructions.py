@@ -33,7 +33,7 @@ _FOLDER_WORDS = re.compile(
     r"la|carpeta|il|cartella|de|het|map|o|a|pasta|called|named|namens|nommé|llamada|chiamata)(?!\w)",
     re.I,
 )
-_COPULA = {"is", "ist", "est", "es", "e", "sind", "are", "zijn", "is", "son", "sono", "sao",
+_COPULA = {"is", "ist", "est", "es", "e", "sind", "are", "zijn", "son", "sono", "sao",
            "ha", "hat", "has", "then", "dann", "alors", "entonces", "allora", "dan", "entao"}
 _DATE_FORMAT = re.compile(r"(?<![A-Za-z])([YJAGTDM]{2,4}(?:[-./_ ]?[YJAGTDM]{2,4}){1,2})(?![A-Za-z])")
 

@@ -36,6 +36,29 @@ class TypeGuess:
 
 
 @functools.cache
+def _recipient_label(language: str) -> re.Pattern[str]:
+    labels: set[str] = set()
+    for lang in {language, "en"}:
+        labels.update(load(lang)["labels"]["recipient"])
+    return re.compile(r"^(?:" + alternation(labels) + r")\s*(?::|$)")
+
+
+@functools.cache
+def _compounds() -> tuple[re.Pattern[str], dict[str, str]]:
+    """Keywords marked `*`: they also count as the end of a compound word."""
+    ends: dict[str, str] = {}
+    for lang in LANGUAGES:
+        for kind, phrases in load(lang)["types"].items():
+            for p in phrases:
+                if p.startswith("*"):
+                    ends.setdefault(fold(p[1:]), kind)
+    if not ends:
+        return re.compile(r"(?!x)x"), ends
+    alt = "|".join(re.escape(e) for e in sorted(ends, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)\w+?({alt})(?!\w)"), ends
+
+
+@functools.cache
 def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool]]]:
     kinds: dict[str, tuple[str, bool]] = {}
     langs = [language, "en"] if language != "en" else ["en"]
@@ -43,6 +66,8 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
     for i, lang in enumerate(langs):
         for kind, phrases in load(lang)["types"].items():
             for p in phrases:
+                if p.startswith("*"):
+                    continue
                 heading_only = p.startswith("^")
                 key = fold(p.lstrip("^"))
                 if i >= 2 and (heading_only or len(key) < 6):
@@ -54,9 +79,12 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
 def guess_type(doc: Doc, language: str) -> TypeGuess:
     """The best document type ("other" when nothing matched) with per-type scores."""
     pattern, kinds = _patterns(language)
+    recipient = _recipient_label(language)
     scores: dict[str, float] = {}
     evidence: dict[str, str] = {}
     for line in doc.lines:
+        if recipient.match(line.folded):
+            continue  # "Facturé à:", "Bill to:" name the recipient, not the type
         heading = line.index < HEADING_LINES and line.page == 1
         for m in pattern.finditer(line.folded):
             kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
@@ -68,6 +96,14 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             if line.page > 1:
                 weight *= 0.5
             scores[kind] = scores.get(kind, 0.0) + weight
+            evidence.setdefault(kind, line.text)
+    compounds, ends = _compounds()
+    for line in doc.lines[:HEADING_LINES]:
+        if line.page != 1:
+            continue
+        for m in compounds.finditer(line.folded):
+            kind = ends[m.group(1)]
+            scores[kind] = scores.get(kind, 0.0) + 3.0
             evidence.setdefault(kind, line.text)
     if not scores:
         return TypeGuess("other", 0.0, {}, "")
