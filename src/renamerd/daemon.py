@@ -118,6 +118,8 @@ class Daemon:
         for conf in self.settings.connections:
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
         self._reset_connection_states()
+        if self.worker.clean_tmp():
+            log.info("removed staged downloads left by a killed process")
         if self.poll_enabled:
             for conf in self.settings.connections:
                 if conf.enabled:

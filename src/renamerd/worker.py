@@ -199,6 +199,20 @@ class Worker:
         self._broke: set[str] = set()
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
 
+    def clean_tmp(self, older_than_s: float = 3600.0) -> int:
+        """Delete staged downloads left by killed processes (older than `older_than_s`; live
+        downloads are younger). Returns how many. Safe to repeat, from any process."""
+        removed = 0
+        cutoff = time.time() - older_than_s
+        for path in self.tmp_dir.glob("job*"):
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue
+        return removed
+
     @property
     def engine(self) -> EngineFn:
         if self._engine is None:

@@ -170,3 +170,16 @@ def test_undo_moves_back_and_refunds_nothing(rig: Rig) -> None:
     assert journal.for_job(job.id or 0) is None
     assert Credits(rig.db).balance(rig.owner.id) == 99
     assert rig.poll() == 0  # the same file and revision: not renamed again
+
+
+def test_clean_tmp_removes_only_old_leftovers(rig: Rig) -> None:
+    import os
+    import time
+
+    old = rig.worker.tmp_dir / "job7-left"
+    new = rig.worker.tmp_dir / "job8-live"
+    old.write_bytes(b"x")
+    new.write_bytes(b"y")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    assert rig.worker.clean_tmp() == 1
+    assert not old.exists() and new.exists()
