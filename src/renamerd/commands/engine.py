@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +125,8 @@ def register(cli: click.Group) -> None:
         batch = f"{dt.datetime.now(dt.UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         results: list[dict[str, Any]] = []
         moved = failed = 0
-        bar = tqdm(files, unit="file", file=click.get_text_stream("stderr"),
-                   disable=len(files) < 3, leave=False)
+        bar: Any = tqdm(files, unit="file", file=sys.stderr, leave=False,
+                        disable=len(files) < 3)
         for path in bar:
             entry: dict[str, Any] = {"path": str(path)}
             try:
@@ -177,8 +178,8 @@ def register(cli: click.Group) -> None:
             total = len(load_truth(root))
         except (OSError, ValueError) as err:
             raise CliError(f"{root / 'truth.json'}: {err}") from err
-        bar = tqdm(total=total, unit="doc", file=click.get_text_stream("stderr"), leave=False,
-                   disable=total < 3)
+        bar: Any = tqdm(total=total, unit="doc", file=sys.stderr, leave=False,
+                        disable=total < 3)
         report = evaluate(root, config=app.settings.engine_config(),
                           progress=lambda _name: bar.update(1))
         bar.close()

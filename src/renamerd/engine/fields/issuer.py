@@ -137,7 +137,8 @@ def _name_words(text: str) -> int:
     count = 0
     for w in text.split():
         bare = w.strip("().,")
-        if len(bare) < 2 or legal_suffix(w) is not None and legal_suffix(w).group(0) == w:
+        match = legal_suffix(w)
+        if len(bare) < 2 or (match is not None and match.group(0) == w):
             continue
         if w.startswith("(") and len(bare) <= 3:
             continue

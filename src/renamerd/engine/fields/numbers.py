@@ -163,7 +163,7 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
         best = (f"{value:.2f}", cur, line)
     if best[0] is not None and best[1] is None:  # no currency on the total's line: any in text
         for m in _AMOUNT.finditer(doc.text):
-            found = _currency(m.group("cur1") or m.group("cur2"), language)
-            if found:
-                return best[0], found, best[2]
+            code = _currency(m.group("cur1") or m.group("cur2"), language)
+            if code:
+                return best[0], code, best[2]
     return best
