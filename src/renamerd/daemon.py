@@ -43,6 +43,8 @@ log = logging.getLogger("renamerd.daemon")
 
 #: seconds an idle worker sleeps before it looks for due jobs again
 IDLE_S = 1.0
+#: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
+CURSOR_FLUSH_S = 30.0
 
 
 def sd_notify(message: str) -> bool:
@@ -101,6 +103,8 @@ class Daemon:
         self._busy_lock = threading.Lock()
         self._poll_connectors: dict[str, Connector] = {}
         self._listener: threading.Thread | None = None
+        #: per connection: the newest cursor and when it was last written to the database
+        self._cursors: dict[str, tuple[str, float]] = {}
         self._keeper: Any = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -243,7 +247,7 @@ class Daemon:
                 if seen.poll_owner not in (None, self.identity) and left > 0:
                     return False
                 if seen.poll_owner == self.identity and left > ttl / 2:
-                    return seen.cursor
+                    return self._cursor_of(conf.name, seen.cursor)
         with self.db.write_session() as s:
             state = self._state_for_update(s, conf.name)
             if state.status == "stopped":
@@ -251,10 +255,18 @@ class Daemon:
             if (state.poll_owner not in (None, self.identity) and state.poll_lease_until
                     and state.poll_lease_until > now):
                 return False
+            if state.poll_owner != self.identity:
+                self._cursors.pop(conf.name, None)  # taking over: the stored cursor rules
             state.poll_owner = self.identity
             state.poll_lease_until = now + timedelta(seconds=ttl)
             s.add(state)
-            return state.cursor
+            return self._cursor_of(conf.name, state.cursor)
+
+    def _cursor_of(self, name: str, stored: str | None) -> str | None:
+        """The newest cursor while this process holds the lease: the one kept in memory
+        (written to the database with new files, or every CURSOR_FLUSH_S), else the stored one."""
+        cached = self._cursors.get(name)
+        return cached[0] if cached is not None else stored
 
     def _state_for_update(self, s: object, name: str) -> ConnectionState:
         from sqlmodel import Session, select
@@ -272,14 +284,22 @@ class Daemon:
                 old_cursor: str | None = None) -> int:
         if not files and cursor == old_cursor:
             return 0  # an idle poll writes nothing
+        written = self._cursors.get(conf.name, (None, 0.0))[1]
+        if not files and time.monotonic() - written < CURSOR_FLUSH_S:
+            # only the cursor moved (a local folder's settle counters, files leaving): keep it
+            # in memory; an older stored cursor only re-reports files, which enqueue ignores
+            self._cursors[conf.name] = (cursor, written)
+            return 0
         with self.db.write_session() as s:
             state = self._state_for_update(s, conf.name)
             if state.poll_owner != self.identity:
+                self._cursors.pop(conf.name, None)
                 return 0  # the lease moved on while we listed; the new owner will see them
             new = self.queue.enqueue_many(conf.name, self.owners[conf.name], files, session=s)
             state.cursor = cursor
             state.last_poll_at = utcnow()
             s.add(state)
+        self._cursors[conf.name] = (cursor, time.monotonic())
         for job in new:
             J.emit(job, "new", J.QUEUED)
         if new:
@@ -317,6 +337,9 @@ class Daemon:
                 for conf in self.settings.connections:
                     state = self._state_for_update(s, conf.name)
                     if state.poll_owner == self.identity:
+                        cached = self._cursors.pop(conf.name, None)
+                        if cached is not None:
+                            state.cursor = cached[0]
                         state.poll_owner, state.poll_lease_until = None, None
                         s.add(state)
         except Exception:
