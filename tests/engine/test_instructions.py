@@ -93,3 +93,23 @@ def test_rules_from_model_answers_are_validated() -> None:
                 {"conditions": [{"folder": "x", "document_type": "spaceship"}]}):
         with pytest.raises(ValueError):
             rules_from_dict(bad)
+
+
+@pytest.mark.parametrize("text, readable", [
+    ("Put all invoices from Amazon into Shopping/Amazon and name them date then company",
+     ["name: date + issuer",
+      "if document_type = invoice and issuer contains 'Amazon' -> folder 'Shopping/Amazon'"]),
+    ("Organize by year and month", ["all documents -> folder '{year}/{month}'"]),
+    ("Use the format YYYY-MM-DD_Company_InvoiceNumber",
+     ["name: date + issuer + invoice_number", "separator: '_'"]),
+    ("{date}-{company}-{number}", ["name: date + issuer + invoice_number", "separator: '-'"]),
+    ("Alle Verträge in den Ordner Verträge, alle Rechnungen nach Jahr",
+     ["if document_type = contract -> folder 'Verträge'",
+      "if document_type = invoice -> folder '{year}'"]),
+    ("Mets les factures d'EDF dans Maison/Electricité",
+     ["if document_type = invoice and issuer contains 'EDF' -> folder 'Maison/Electricité'"]),
+])
+def test_combined_and_written_patterns(text: str, readable: list[str]) -> None:
+    rules = compile_template(text)
+    assert rules.readable() == readable
+    assert rules.not_understood == []

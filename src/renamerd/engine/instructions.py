@@ -165,10 +165,56 @@ def _vocab() -> _Vocab:
                   rx(lists["if"]))
 
 
+_ELISION = re.compile(r"(?<!\w)(?:d'|dell'|de l')(?=\w)")
+_CLAUSE_BREAK = re.compile(
+    r"[\n;]+|(?<=[\w)\]])\.\s+(?=[A-ZÀ-ÖØ-Þ¿¡\"'])"
+    r"|,\s+(?=(?:and\s+|und\s+|et\s+|y\s+|e\s+|en\s+)?"
+    r"(?:if|wenn|falls|si|se|als|indien|when|quando|cuando|all|alle|tous|toutes|todos|todas|"
+    r"tutti|tutte)\b)"
+    r"|\s+(?:and|und|et|y|e|en)\s+(?=(?:name|nenne|benenne|nomme|nombra|chiama|noem|nomeie)"
+    r"\w*\b)", re.I)
+_TEMPLATE_PART = re.compile(r"[{\[]?([^\W_]+)[}\]]?")
+
+
 def _clauses(text: str) -> list[str]:
-    parts = re.split(r"[\n;]+|(?<=[\w)\]])\.\s+(?=[A-ZÀ-ÖØ-Þ¿¡\"'])|,\s+(?=(?:and\s+)?"
-                     r"(?:if|wenn|falls|si|se|als|indien|when|quando|cuando)\b)", text)
+    parts = _CLAUSE_BREAK.split(text)
     return [p.strip(" .,") for p in parts if p and p.strip(" .,")]
+
+
+def _literal_template(clause: str, rules: Rules) -> bool:
+    """A written pattern: "YYYY-MM-DD_Company_InvoiceNumber", "{date}-{company}"."""
+    v = _vocab()
+    squeezed = {k.replace(" ", ""): f for k, f in v.fields.items()}
+    for token in clause.split():
+        token = token.strip(".,;:\"'")
+        fmt = _DATE_FORMAT.match(token)
+        date_format = None
+        rest = token
+        fields: list[str] = []
+        if fmt and "M" in fmt.group(1).upper():
+            date_format = _date_format(fmt.group(1))
+            fields.append("date")
+            rest = token[fmt.end():]
+        if not rest or rest[0] not in "_-. " and fields:
+            continue
+        sep = rest[0] if fields else next((ch for ch in token if ch in "_-."), "")
+        if not sep:
+            continue
+        for part in rest.split(sep):
+            m = _TEMPLATE_PART.fullmatch(part)
+            if not part:
+                continue
+            name = squeezed.get(fold(m.group(1))) if m else None
+            if name is None:
+                break
+            fields.append(name)
+        else:
+            if len(fields) >= 2:
+                rules.fields, rules.separator = fields, sep
+                if date_format and date_format != "YYYY-MM-DD":
+                    rules.date_format = date_format
+                return True
+    return False
 
 
 def _folder_target(original: str, start: int) -> str | None:
@@ -201,6 +247,8 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
     folded = fold(clause)
     understood = False
 
+    if _literal_template(clause, rules):
+        return True
     fmt = _DATE_FORMAT.search(clause)
     if fmt and re.search(r"[YJA]", fmt.group(1).upper()) and "M" in fmt.group(1).upper():
         rules.date_format = _date_format(fmt.group(1))
@@ -229,7 +277,7 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
                  for m in v.types_re.finditer(folded)]
     doc_type = type_hits[0][1] if type_hits else None
     issuer = None
-    fm = v.from_re.search(folded)
+    fm = v.from_re.search(folded) or _ELISION.search(folded)
     if fm and (put is None or fm.end() < put.start()):
         end = put.start() if put else len(clause)
         cand = clause[fm.end():end].split(",")[0].strip(" ,.:")
@@ -251,6 +299,8 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
             elif dims and token not in ("and", "und", "et", "y", "e", "en", "then", "dann",
                                         "puis"):
                 break
+    if "{year}/{month}" in dims and "{year}" in dims:
+        dims.remove("{year}")
     if dims and by is not None and (put is None or by.start() <= put.start()):
         rules.conditions.append(Condition("/".join(dims), doc_type, issuer))
         return True
