@@ -70,6 +70,7 @@ def test_folder_templates() -> None:
     ("CON", "_CON"), ("nul", "_nul"), ("COM1", "_COM1"), ("a<b>c:d\"e|f?g*h", "a-b-c-d-e-f-g-h"),
     ("..", "document"), ("...x...", "x"), ("name. ", "name"), ("a/b\\c", "a-b-c"),
     ("zero\u200bwidth\u202e", "zerowidth"), ("tab\there", "tab here"), ("", "document"),
+    ("a_vti_b", "a-vti-b"), ("~$draft", "_~$draft"),
 ])
 def test_unsafe_names(raw: str, expected: str) -> None:
     assert safe_component(raw) == expected

@@ -106,6 +106,7 @@ def safe_component(text: str, *, max_bytes: int = MAX_BYTES, keep_suffix: str = 
         while text and unicodedata.combining(text[-1]):
             text = text[:-1]
         text = text.rstrip(" .")
+    text = re.sub("_vti_", "-vti-", text, flags=re.I)  # OneDrive/SharePoint refuse it anywhere
     stem = text.split(".")[0].lower()
     if stem in RESERVED or text.lower() in RESERVED or text.startswith("~$"):
         text = f"_{text}"
