@@ -268,7 +268,7 @@ def best_date(
         elif margin < 3.0:
             conf -= 0.08
     else:
-        conf += 0.04
+        conf += 0.15 if not top.label_kind else 0.04  # the only date in the document
     if top.ambiguous and not order_known:
         conf -= 0.1
     return scored, max(0.05, min(conf, 0.99))
