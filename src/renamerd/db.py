@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine.url import make_url
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import NullPool, QueuePool
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -38,7 +38,13 @@ class Database:
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout_ms / 1000}
-            kwargs["poolclass"] = NullPool
+            if database and database != ":memory:":
+                # Pooled: opening a connection (and its PRAGMAs) costs more than most queries.
+                kwargs["poolclass"] = QueuePool
+                kwargs["pool_size"] = pool_size
+                kwargs["max_overflow"] = pool_size * 2
+            else:
+                kwargs["poolclass"] = NullPool
         else:
             kwargs["pool_size"] = pool_size
             kwargs["max_overflow"] = pool_size
