@@ -349,12 +349,14 @@ class Worker:
     # -- moving and finishing --------------------------------------------------------------
 
     def _move(self, c: _Ctx, folder_id: str, folder: str, name: str, wanted: str) -> str:
+        clashed: list[str] = []
         for _ in range(10):
             c.beat.check()
             try:
                 moved = c.connector.move(c.job.file_id, folder_id, name)
             except Conflict:
-                name = free_name(c.connector, folder, wanted)
+                clashed.append(name)
+                name = free_name(c.connector, folder, wanted, skip=clashed)
                 with self.db.write_session() as s:
                     self.queue.update_plan(c.lease, s, planned_name=name)
                 c.job.planned_name = name
@@ -397,7 +399,7 @@ class Worker:
         dest = J.planned_path(job)
         assert dest is not None and job.planned_folder is not None and job.planned_name
         at_dest = c.connector.stat_path(dest)
-        if at_dest is not None and _same_file(job, at_dest, dest):
+        if at_dest is not None and _same_file(job, at_dest):
             if at_dest.id != job.file_id:
                 # a path-id provider (local) may have stopped between link and unlink: the
                 # file is at both places; repeating the move completes it
@@ -419,12 +421,12 @@ class Worker:
         return self._move(c, folder_id, job.planned_folder, job.planned_name, job.planned_name)
 
 
-def _same_file(job: Job, found: RemoteFile, dest: str) -> bool:
+def _same_file(job: Job, found: RemoteFile) -> bool:
     """Whether `found` (at the planned destination) is this job's file: the same id on
-    providers with stable ids; on path-id providers (local) the same revision."""
-    if found.id == job.file_id:
-        return True
-    return found.id == dest and found.revision == job.revision
+    providers with stable ids; on path-id providers (local) the same revision. Ids of path-id
+    providers are normalised paths, so they are not compared with the planned path as typed in
+    the config (a relative `target` would never match)."""
+    return found.id == job.file_id or found.revision == job.revision
 
 
 def _join_folder(root: str, folder_path: str) -> str:
