@@ -97,6 +97,7 @@ class ConnectorPool:
         Path(state_dir).mkdir(parents=True, exist_ok=True)
         connector = open_connector(conf.provider, self._options(conf), name=name,
                                    state_dir=state_dir)
+        self._keep_rotated_tokens(conf, connector)
         with self._lock:
             self._all.append(connector)
         return connector
@@ -107,6 +108,27 @@ class ConnectorPool:
         except ImportError:
             return dict(conf.options)
         return dict(secrets_store.connector_options(self.db, self.settings, conf))
+
+    def _keep_rotated_tokens(self, conf: ConnectionSettings, connector: Connector) -> None:
+        """Providers that rotate refresh tokens (Microsoft: on every refresh) announce the new
+        one through `on_token_rotated`; store it encrypted, so a restart months later still
+        signs in. Only for tokens that came from the store (the config file is the admin's)."""
+        if not hasattr(connector, "on_token_rotated"):
+            return
+        if "refresh_token" in conf.options or "refresh_token_file" in conf.options:
+            return
+        from renamerd import secrets_store
+
+        if not secrets_store.has_key(self.settings):
+            return
+
+        def store(token: str) -> None:
+            try:
+                secrets_store.store_refresh_token(self.db, self.settings, conf.name, token)
+            except Exception:  # never let bookkeeping break a provider call
+                log.warning("could not store the rotated refresh token of %s", conf.name)
+
+        connector.on_token_rotated = store
 
     def drop(self, name: str) -> None:
         """Forget this thread's connector for `name` (reopened on next use)."""

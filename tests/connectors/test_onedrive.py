@@ -514,3 +514,33 @@ def test_memory_flat_as_the_drive_grows(server: Server, tmp_path: Path) -> None:
     print(f"incremental poll peak: {small} B at 500 files, {large} B at 5,000")
     assert large < small * 1.5 + 200_000, (small, large)
     conn.close()
+
+
+def test_daemon_stores_rotated_refresh_tokens(server: Server, emu: OneDriveEmulator, db: Any,
+                                              tmp_path: Path) -> None:
+    """The daemon's connector pool keeps Microsoft's rotated refresh token (encrypted), so a
+    restart months after `renamerd connect` still signs in."""
+    from cryptography.fernet import Fernet
+
+    from renamerd import secrets_store
+    from renamerd.config import Settings
+    from renamerd.worker import ConnectorPool
+
+    opts = options(server, emu)
+    first = opts.pop("refresh_token")
+    settings = Settings(
+        database={"url": db.url}, daemon={"state_dir": str(tmp_path)},
+        secrets={"key": Fernet.generate_key().decode()},
+        connections=[{"name": "od", "provider": "onedrive", "owner": "a@example.org",
+                      "watch": "/Inbox", "options": opts}],
+    )
+    secrets_store.store_refresh_token(db, settings, "od", first)
+    pool = ConnectorPool(settings, db)
+    try:
+        emu.put("/Inbox/a.pdf", b"a")
+        assert pool.get("od").stat_path("/Inbox/a.pdf") is not None
+    finally:
+        pool.close()
+    stored = secrets_store.load_refresh_token(db, settings, "od")
+    assert stored is not None and stored != first
+    assert stored in emu.identity.refresh_tokens
