@@ -19,7 +19,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,36 +162,69 @@ def stop_connection(db: Database, name: str, message: str) -> None:
 
 
 class Heartbeat:
-    """Extends a lease every `interval` seconds in a thread; `.lost` turns true once the lease
-    is gone."""
+    """One running job's lease as seen by the `Heartbeats` thread: `.lost` turns true once the
+    lease is gone; `check()` raises LeaseLost then."""
 
     def __init__(self, queue: J.JobQueue, lease: J.Lease, interval: float) -> None:
         self.queue, self.lease, self.interval = queue, lease, interval
         self.lost = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"heartbeat-{lease.job_id}",
-                                        daemon=True)
+        self.next_beat = time.monotonic() + interval
 
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                if not self.queue.heartbeat(self.lease):
-                    self.lost = True
-                    return
-            except Exception:  # database hiccup: try again next beat
-                log.warning("heartbeat of job %d failed", self.lease.job_id, exc_info=True)
+    def beat(self) -> None:
+        """Extend the lease once (marks `lost` when it is gone). Never raises."""
+        try:
+            if not self.queue.heartbeat(self.lease):
+                self.lost = True
+        except Exception:  # database hiccup: try again next beat
+            log.warning("heartbeat of job %d failed", self.lease.job_id, exc_info=True)
+        self.next_beat = time.monotonic() + self.interval
 
     def check(self) -> None:
         if self.lost:
             raise J.LeaseLost(f"job {self.lease.job_id}: lease lost")
+
+
+class Heartbeats:
+    """Extends the leases of every running job of one Worker from a single thread (started on
+    first use), each every `interval` seconds. Starting a thread per job cost more than a
+    one-page PDF's database writes. `track(...)` is a context manager giving the job's
+    Heartbeat; leaving it stops the beats for that lease. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._beats: dict[int, Heartbeat] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+
+    @contextlib.contextmanager
+    def track(self, queue: J.JobQueue, lease: J.Lease, interval: float) -> Iterator[Heartbeat]:
+        beat = Heartbeat(queue, lease, interval)
+        with self._lock:
+            self._beats[id(beat)] = beat
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="heartbeats", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        try:
+            yield beat
+        finally:
+            with self._lock:
+                self._beats.pop(id(beat), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                due = [b for b in self._beats.values() if b.next_beat <= now]
+                if not due:
+                    wait = min((b.next_beat for b in self._beats.values()), default=now + 60)
+                    self._wake.wait(max(0.05, wait - now))
+                    continue
+            for beat in due:  # outside the lock: a beat is a database write
+                with self._lock:
+                    live = id(beat) in self._beats
+                if live:
+                    beat.beat()
 
 
 @dataclass
@@ -219,6 +252,7 @@ class Worker:
         self.tmp_dir = Path(settings.daemon.state_dir) / "tmp"
         #: owners whose last reservation failed (checked before the next download)
         self._broke: set[str] = set()
+        self.heartbeats = Heartbeats()
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
 
     def clean_tmp(self, older_than_s: float = 3600.0) -> int:
@@ -255,7 +289,7 @@ class Worker:
                 lease, f"connection {job.connection!r} is not configured here",
                 retry_after=STOPPED_RETRY_S, count_attempt=False).state)
         interval = max(1.0, self.settings.daemon.lease_s / 3)
-        with Heartbeat(self.queue, lease, interval) as beat:
+        with self.heartbeats.track(self.queue, lease, interval) as beat:
             try:
                 connector = self._open(job.connection)
                 ctx = _Ctx(job, lease, conf, connector, beat)
