@@ -22,7 +22,8 @@ _RX2 = re.compile(r"[^0-9a-z]")
 _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
-_RX6 = re.compile(r"\s:\s*\S")
+_RX7 = re.compile(r"[(\[{][^()\[\]{}]*\d[^()\[\]{}]*[)\]}]")
+_RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
                 "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
@@ -128,6 +129,26 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
 
 
 @functools.cache
+def _ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """OCR misreadings of legal forms ("SON BHD", "5DN BHD", "$/B"), from common.json."""
+    return tuple((re.compile(pattern), repl)
+                 for pattern, repl in common()["ocr_suffix_fixes"])
+
+
+def fix_ocr_suffixes(text: str) -> str:
+    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD")."""
+    for pattern, repl in _ocr_fixes():
+        text = pattern.sub(repl, text)
+    return text
+
+
+@functools.cache
+def _business_words() -> re.Pattern[str]:
+    """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
+    return re.compile(alternation(common()["business_words"]))
+
+
+@functools.cache
 def _address_words() -> re.Pattern[str]:
     return re.compile(alternation(common()["address_words"]), re.I)
 
@@ -195,6 +216,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
                    n: int, reg_lines: set[int], all_keys: str, domains: list[str],
                    vocab: re.Pattern[str], skip: set[int], wanted: set[int],
                    rank: dict[int, int], registration: re.Pattern[str]) -> IssuerCandidate | None:
+    text = fix_ocr_suffixes(text)
     reg = registration.search(fold(text))
     if reg is not None:
         text = text[:reg.start()].rstrip(" (,;:-")  # "ACME Ltd Company Reg. No 123"
@@ -218,16 +240,19 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         prev = doc.lines[line.index - 1] if line.index > 0 else None
         short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split()) \
             if suffix is not None else False
+        # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
+        short = short or not _RX0.search(_business_words().sub(" ", fold(text[:suffix.start()])))
         if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
                 and prev.index not in skip and _plausible_name_line(prev, vocab)):
             text = f"{prev.text} {text}"
             reasons.append("name continues from the line above")
     elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
         nxt = doc.lines[line.index + 1]
-        sm = legal_suffix(nxt.text)
-        if (sm is not None and sm.start() <= 2 and len(nxt.text) <= 25
+        nxt_text = fix_ocr_suffixes(nxt.text)
+        sm = legal_suffix(nxt_text)
+        if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
                 and not registration.search(nxt.folded)):
-            text = f"{text} {nxt.text[:sm.end()]}"
+            text = f"{text} {nxt_text[:sm.end()]}"
             suffix = legal_suffix(text)
         elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
             text = f"{text} {nxt.text}"
@@ -239,6 +264,11 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         return None
     if _RX4.search(folded):
         return None
+    # a two-letter form ("SE", "AG", "SA") in an address line is a word of the address
+    weak_suffix = suffix is not None and len(suffix.group(0).strip(". ")) <= 2 and bool(
+        _address_words().search(value) or _ADDRESS.search(value))
+    if weak_suffix:
+        suffix = None
     if suffix:
         if line.index in wanted or line.index < 15:
             score += 4.0
@@ -258,6 +288,11 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     if position is not None and len(value.split()) >= 2 and letters and all(
             ch.isupper() for ch in letters):
         score += 1.0  # receipts and letterheads print the name in capitals
+    kind = _business_words().search(folded)
+    if (position is not None and position < 6 and kind is not None
+            and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
+        score += 1.5
+        reasons.append("names a kind of business")
     if any(abs(line.index - r) <= 2 for r in reg_lines):
         score += 1.0
         reasons.append("near registration id")
@@ -312,7 +347,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     rank: dict[int, int] = {}
     for ln in doc.lines[:14]:
-        if ln.index not in skip and not _garbage(ln.text):
+        # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
+        if ln.index not in skip and not _garbage(_RX7.sub(" ", ln.text)):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     for line in doc.lines:
