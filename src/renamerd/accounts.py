@@ -24,7 +24,7 @@ from renamerd.db import Database
 from renamerd.models import ApiToken, Team, TeamMember, User, utcnow
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-TOKEN_PREFIX = "rt_"
+TOKEN_PREFIX = "rt_"  # noqa: S105  (a prefix, not a secret)
 TOKEN_RANDOM_LEN = 32
 TOKEN_CHECK_LEN = 6
 TOKEN_LEN = len(TOKEN_PREFIX) + TOKEN_RANDOM_LEN + TOKEN_CHECK_LEN

@@ -2,15 +2,14 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 18:55:18.082595
+Create Date: 2026-11-22 20:05:43.598264
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
-
 
 revision = "0001"
 down_revision = None
