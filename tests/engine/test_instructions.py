@@ -113,3 +113,30 @@ def test_combined_and_written_patterns(text: str, readable: list[str]) -> None:
     rules = compile_template(text)
     assert rules.readable() == readable
     assert rules.not_understood == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fields", "folder"),
+    [
+        ("Rechnungen nach Jahr ordnen, Name: Datum dann Firma, getrennt durch Bindestriche",
+         ["date", "issuer"], "{year}"),
+        ("pon las facturas en Facturas/2024, nombra con fecha y emisor",
+         ["date", "issuer"], "Facturas/2024"),
+        ("les contrats dans Juridique, nomme-les date puis émetteur",
+         ["date", "issuer"], "Juridique"),
+        ("put invoices from Telekom in Bills/Phone, name them date then company",
+         ["date", "issuer"], "Bills/Phone"),
+    ],
+)
+def test_a_naming_clause_after_a_folder_rule_is_not_swallowed(
+    text: str, fields: list[str], folder: str
+) -> None:
+    rules = compile_template(text)
+    assert rules.fields == fields
+    assert [c.folder for c in rules.conditions] == [folder]
+    assert rules.not_understood == []
+
+
+def test_with_before_fields_is_not_a_separator_cue() -> None:
+    rules = compile_template("nombra con fecha y emisor")
+    assert rules.fields == ["date", "issuer"] and rules.separator is None

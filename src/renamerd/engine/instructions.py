@@ -171,6 +171,11 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?=(?:and\s+|und\s+|et\s+|y\s+|e\s+|en\s+)?"
     r"(?:if|wenn|falls|si|se|als|indien|when|quando|cuando|all|alle|tous|toutes|todos|todas|"
     r"tutti|tutte)\b)"
+    # a naming clause after a comma: "..., Name: Datum dann Firma", "..., nombra con fecha"
+    r"|,\s+(?=(?:and\s+|und\s+|et\s+|y\s+|e\s+|en\s+)?"
+    r"(?:name|nenne|benenne|dateiname|filename|file\s+name|nomme|nommer|nom\s+du\s+fichier|"
+    r"nombra|nombre\s+del\s+archivo|chiama|nome\s+del\s+file|noem|bestandsnaam|nomeie|"
+    r"nome\s+do\s+arquivo)\w*\b)"
     r"|\s+(?:and|und|et|y|e|en)\s+(?=(?:name|nenne|benenne|nomme|nombra|chiama|noem|nomeie)"
     r"\w*\b)", re.I)
 _TEMPLATE_PART = re.compile(r"[{\[]?([^\W_]+)[}\]]?")
@@ -258,14 +263,17 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
     elif v.upper_re.search(folded):
         rules.case, understood = "upper", True
     sep_cue = v.separated_re.search(folded)
+    sep_found = False
     if sep_cue:
         after = folded[sep_cue.end():]
         sm = v.separators_re.search(after)
         literal = re.match(r"""\s*["'“«]?([-_. +~])["'”»]?""", clause[sep_cue.end():])
         if sm and sm.start() < 20:
             rules.separator, understood = v.separators[re.sub(r"\s+", " ", sm.group(0))], True
+            sep_found = True
         elif literal and sep_cue.group(0).strip() not in ("with", "mit", "con", "com", "met"):
             rules.separator, understood = literal.group(1), True
+            sep_found = True
 
     put = None
     for m in v.put_re.finditer(folded):
@@ -316,8 +324,8 @@ def _parse_clause(clause: str, rules: Rules) -> bool:
     field_hits: list[tuple[int, str]] = []
     for m in v.fields_re.finditer(folded):
         fname = v.fields[re.sub(r"\s+", " ", m.group(0))]
-        if sep_cue and m.start() > sep_cue.start():
-            continue
+        if sep_found and sep_cue and m.start() > sep_cue.start():
+            continue  # "separated by dashes": what follows the cue names the separator
         if fname not in [f for _, f in field_hits]:
             field_hits.append((m.start(), fname))
     if field_hits and (name_cue or len(field_hits) >= 2):
