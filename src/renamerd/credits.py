@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, text
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from renamerd.config import CreditsSettings
@@ -182,48 +183,37 @@ class Credits:
         if session is None:
             with self.db.write_session() as s:
                 return self.reserve(user_id, ref, amount=amount, session=s)
-        self._lock_user(session, user_id)
+        # Prepared column-level statements on the session's connection, no ORM objects: this
+        # runs once per rename (API and daemon), where building statements and the unit of
+        # work cost several times the queries themselves.
+        conn = _connection(session)
+        _lock_user_row(conn, self.db.is_postgres, user_id)
         now = self.now()
-        charge = session.exec(
-            select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
-        ).first()
-        if charge is not None and charge.state in ("reserved", "charged"):
-            return Charge(ref=ref, state=charge.state, amount=charge.amount)
-        lots = list(
-            session.exec(
-                select(CreditLot)
-                .where(
-                    CreditLot.user_id == user_id,
-                    CreditLot.remaining > 0,
-                    CreditLot.expires_at > now,
-                )
-                .order_by(col(CreditLot.expires_at), col(CreditLot.id))
-            )
-        )
+        found = conn.execute(_CHARGE_OF, {"u": user_id, "r": ref}).first()
+        if found is not None and found.state in ("reserved", "charged"):
+            return Charge(ref=ref, state=found.state, amount=found.amount)
+        lots = conn.execute(_OPEN_LOTS, {"u": user_id, "now": now}).all()
         if sum(lot.remaining for lot in lots) < amount:
             raise InsufficientCredits("insufficient credits")
         need = amount
         first_lot: int | None = None
+        ledger: list[dict[str, object]] = []
         for lot in lots:
             if need == 0:
                 break
             take = min(need, lot.remaining)
-            lot.remaining -= take
             need -= take
             first_lot = first_lot or lot.id
-            session.add(lot)
-            session.add(CreditLedger(
-                user_id=user_id, lot_id=lot.id, delta=-take, kind="consume", ref=ref,
-                created_at=now,
-            ))
-        if charge is None:
-            charge = CreditCharge(user_id=user_id, ref=ref, amount=amount, created_at=now)
-        charge.state = "reserved"
-        charge.amount = amount
-        charge.lot_id = first_lot
-        charge.updated_at = now
-        session.add(charge)
-        session.flush()
+            conn.execute(_TAKE_FROM_LOT, {"lot": lot.id, "take": take})
+            ledger.append({"user_id": user_id, "lot_id": lot.id, "delta": -take,
+                           "kind": "consume", "reason": "", "ref": ref, "created_at": now})
+        conn.execute(_INSERT_LEDGER, ledger)
+        values = {"state": "reserved", "amount": amount, "lot_id": first_lot, "updated_at": now}
+        if found is None:
+            conn.execute(_INSERT_CHARGE, {"user_id": user_id, "ref": ref, "created_at": now,
+                                          **values})
+        else:  # refunded before: reserved again
+            conn.execute(_SET_CHARGE, {"charge": found.id, **values})
         return Charge(ref=ref, state="reserved", amount=amount)
 
     def commit(self, user_id: str, ref: str, *, session: Session | None = None) -> Charge:
@@ -233,16 +223,14 @@ class Credits:
         if session is None:
             with self.db.write_session() as s:
                 return self.commit(user_id, ref, session=s)
-        charge = session.exec(
-            select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
-        ).first()
-        if charge is None:
+        conn = _connection(session)
+        found = conn.execute(_CHARGE_OF, {"u": user_id, "r": ref}).first()
+        if found is None:
             raise CreditsError(f"no charge for {ref!r}")
-        if charge.state == "reserved":
-            charge.state = "charged"
-            charge.updated_at = self.now()
-            session.add(charge)
-        return Charge(ref=ref, state=charge.state, amount=charge.amount)
+        if found.state == "reserved":
+            conn.execute(_CHARGED, {"charge": found.id, "now": self.now()})
+            return Charge(ref=ref, state="charged", amount=found.amount)
+        return Charge(ref=ref, state=found.state, amount=found.amount)
 
     def refund(
         self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None
@@ -259,6 +247,7 @@ class Credits:
         self._lock_user(session, user_id)
         charge = session.exec(
             select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
+            .execution_options(populate_existing=True)
         ).first()
         if charge is None:
             return None
@@ -274,7 +263,7 @@ class Credits:
         for lot_id, count in taken.items():
             if count <= 0:
                 continue
-            lot = session.get(CreditLot, lot_id)
+            lot = session.get(CreditLot, lot_id, populate_existing=True)
             if lot is None:
                 continue
             lot.remaining = min(lot.amount, lot.remaining + count)
@@ -298,11 +287,39 @@ class Credits:
             return charge.state if charge else None
 
     def _lock_user(self, session: Session, user_id: str) -> None:
-        if self.db.is_postgres:
-            found = session.exec(
-                text("SELECT id FROM users WHERE id = :id FOR UPDATE").bindparams(id=user_id)  # type: ignore[call-overload]
-            ).first()
-        else:
-            found = session.get(User, user_id)
-        if found is None:
-            raise UnknownUser(f"no user with id {user_id}")
+        _lock_user_row(_connection(session), self.db.is_postgres, user_id)
+
+
+# -- prepared statements of the charging path (built once; executed on the session's connection)
+
+_USER = select(User.id).where(col(User.id) == bindparam("u"))
+_USER_FOR_UPDATE = _USER.with_for_update()
+_CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
+    col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
+_OPEN_LOTS = (
+    select(CreditLot.id, CreditLot.remaining)
+    .where(col(CreditLot.user_id) == bindparam("u"), col(CreditLot.remaining) > 0,
+           col(CreditLot.expires_at) > bindparam("now"))
+    .order_by(col(CreditLot.expires_at), col(CreditLot.id))
+)
+_TAKE_FROM_LOT = (update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
+                  .values(remaining=col(CreditLot.remaining) - bindparam("take")))
+_INSERT_LEDGER = insert(CreditLedger)
+_INSERT_CHARGE = insert(CreditCharge)
+_SET_CHARGE = update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
+_CHARGED = (update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
+            .values(state="charged", updated_at=bindparam("now")))
+
+
+def _connection(session: Session) -> Connection:
+    """The session's connection in its transaction, with its pending ORM changes flushed."""
+    session.flush()
+    return session.connection()
+
+
+def _lock_user_row(conn: Connection, postgres: bool, user_id: str) -> None:
+    """Lock the user's row for this transaction (PostgreSQL; on SQLite the write transaction
+    already excludes other writers). Raises UnknownUser."""
+    found = conn.execute(_USER_FOR_UPDATE if postgres else _USER, {"u": user_id}).first()
+    if found is None:
+        raise UnknownUser(f"no user with id {user_id}")
