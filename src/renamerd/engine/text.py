@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from PIL import Image
 
+from renamerd.engine.fields.dates import date_lines
 from renamerd.engine.formats import (
     IMAGE_KINDS,
     LEGACY_OFFICE_KINDS,
@@ -116,9 +117,16 @@ class DocumentText:
             except OcrUnavailable as exc:
                 raise UnsupportedDocument(str(exc)) from None
         self._ocr_pages += 1
-        reading = self._ocr.read(image)
+        page = image if isinstance(image, PageImage) else PageImage(lambda: image)
+        reading = self._ocr.read(page)
         self.ocr_used = True
-        return reading.text
+        if self._ocr_pages > 1 or date_lines(reading.text):
+            return reading.text
+        # the first OCR'd page shows no date: read it once more, closer, and add the date lines
+        # that reading finds (only those: the first reading keeps the layout and the names)
+        closer = self._ocr.read_closer(page, reading)
+        found = date_lines(closer.text)
+        return reading.text + "\n\n" + "\n".join(found) if found else reading.text
 
 
 def _merge(layer: str, ocr_text: str) -> str:

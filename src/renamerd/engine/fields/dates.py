@@ -100,6 +100,34 @@ _OCR_DIGITS = str.maketrans("OoBbSsIl", "00885511")
 _DECADE_FIX = {"7": "1", "4": "1", "9": "0", "6": "0", "8": "0", "3": "2"}
 
 
+#: a numeric date as OCR may garble it: letters that look like digits inside its parts
+_OCR_TOKEN = re.compile(
+    r"(?<![\w.,/-])([0-9oilsbz|]{1,2})([./-])([0-9oilsbz|]{1,2})\2([0-9oilsbz|]{2,4})(?![\w/])"
+)
+_OCR_TOKEN_DIGITS = str.maketrans("oilsbz|", "0115821")
+
+
+def ocr_date_tokens(folded: str) -> str:
+    """`folded` text with OCR-garbled numeric dates repaired, same length (offsets kept):
+    letters that look like digits inside a date ("2l/o3/2018", "25/12/2ol8"), and a round
+    digit misread for the 0 in the tens of the month ("19/62/2018"). A token is only touched
+    when it has at least five real digits and its repaired form is a valid date shape."""
+    def fix(m: re.Match[str]) -> str:
+        whole = m.group(0)
+        if sum(ch.isdigit() for ch in whole) < 5:
+            return whole
+        a, sep, b, c = (m.group(1).translate(_OCR_TOKEN_DIGITS), m.group(2),
+                        m.group(3).translate(_OCR_TOKEN_DIGITS),
+                        m.group(4).translate(_OCR_TOKEN_DIGITS))
+        if len(b) == 2 and b[0] in "689" and b[1] != "0" and 12 < int(a) <= 31:
+            b = "0" + b[1]  # the first part is a day, so the middle one is a month
+        return f"{a}{sep}{b}{sep}{c}"
+
+    if not any(ch in folded for ch in "oilsbz|") and not re.search(r"\d[./-][689]", folded):
+        return folded
+    return _OCR_TOKEN.sub(fix, folded)
+
+
 def _year(y: str) -> int:
     y = y.translate(_OCR_DIGITS)
     n = int(y)
@@ -127,7 +155,7 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     max_year = dt.date.today().year + 2
     out: list[DateCandidate] = []
     taken: list[tuple[int, int]] = []
-    text = _OCR_O.sub("0", doc.folded)  # "o7/01/18": OCR's letter o beside digits
+    text = ocr_date_tokens(_OCR_O.sub("0", doc.folded))  # "o7/01/18", "2l/03/2O18"
     for m in dmy.finditer(text):
         value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
         if value:
@@ -272,3 +300,17 @@ def best_date(
     if top.ambiguous and not order_known:
         conf -= 0.1
     return scored, max(0.05, min(conf, 0.99))
+
+
+def date_lines(text: str) -> list[str]:
+    """The lines of `text` that hold a plausible date (either day/month order), in order.
+
+    Used to decide on a second OCR pass (no such line: the first reading missed the date) and
+    to take only the date lines from it. Pure, a few ms.
+    """
+    doc = Doc.from_pages([text])
+    seen: list[int] = []
+    for cand in find_dates(doc, day_first=True):
+        if cand.line.index not in seen:
+            seen.append(cand.line.index)
+    return [doc.lines[i].text for i in seen]

@@ -11,6 +11,9 @@ Strategy (measured in bench/engine.py; see the README "Formats and limits"):
 * Rotation: only when a pass gives little or low-confidence text, tesseract's OSD is asked for the
   page's orientation; the page is turned and read again, and the better reading is kept.
 * Every tesseract run has `EngineConfig.ocr_timeout_s`.
+* A closer second reading (`OcrSession.read_closer`) is asked for by the caller only when the
+  first one lacks a field (text.py: no date): the page enlarged 2x when its text is small, else
+  read as a single column of variable-size text (`--psm 4`, how receipts are printed).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import io
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -40,6 +44,13 @@ LEXICON_LANGUAGES: dict[str, str] = {
 #: a reading with fewer words or a lower mean confidence than this triggers the OSD check
 MIN_WORDS = 8
 MIN_CONFIDENCE = 60.0
+#: the closer reading enlarges pages whose words are under this height (pixels, median) ...
+SMALL_TEXT_PX = 40
+#: ... by this factor, unless the long side would exceed CLOSER_MAX_SIDE
+CLOSER_SCALE = 2
+CLOSER_MAX_SIDE = 6000
+#: page segmentation of the closer reading: one column of text of variable sizes
+CLOSER_PSM = "4"
 
 
 class OcrUnavailable(EngineError):
@@ -60,6 +71,7 @@ class OcrReading:
     confidence: float
     words: int
     rotation: int = 0
+    word_height: float = 0.0  # median height of the words, pixels of the image read
 
     @property
     def weak(self) -> bool:
@@ -194,6 +206,28 @@ class OcrSession:
                     reading = again
         return reading
 
+    def read_closer(self, image: PageImage, first: OcrReading) -> OcrReading:
+        """A second, closer reading of a page already read as `first`: upright as `first`,
+        enlarged CLOSER_SCALE times when its words are small (median under SMALL_TEXT_PX
+        pixels high) and the page not too large already; else read at its size with page
+        segmentation CLOSER_PSM (a single column of variable-size text).
+
+        Costs one more tesseract run (about 2-4x the first on an enlarged page); callers ask
+        for it only when the first reading lacks something. Raises UnreadableDocument on a
+        timeout or a tesseract failure. Safe to repeat.
+        """
+        img = _rotate(image.prepared(), first.rotation)
+        small = 0 < first.word_height < SMALL_TEXT_PX
+        if small and max(img.size) * CLOSER_SCALE <= CLOSER_MAX_SIDE:
+            if img.mode != "L":
+                img = img.convert("L")
+            img = img.resize((img.width * CLOSER_SCALE, img.height * CLOSER_SCALE),
+                             Image.Resampling.BICUBIC)
+            # enlarged, the same automatic layout analysis reads small print best (SROIE:
+            # 6 of 14 missed dates found, against 5 with --psm 4)
+            return self._run(img, first.lang, first.rotation)
+        return self._run(img, first.lang, first.rotation, ["--psm", CLOSER_PSM])
+
     def _fix_rotation(self, page: PageImage, reading: OcrReading) -> OcrReading:
         angle = self._osd_rotation(page.upright(0))
         if angle == 0:
@@ -211,11 +245,12 @@ class OcrSession:
         match = re.search(r"Rotate:\s*(\d+)", out)
         return int(match.group(1)) % 360 if match else 0
 
-    def _run(self, source: _Source, lang: str, rotation: int = 0) -> OcrReading:
-        tsv = self._tesseract(source, ["-l", lang, "tsv"])
+    def _run(self, source: _Source, lang: str, rotation: int = 0,
+             extra: list[str] | None = None) -> OcrReading:
+        tsv = self._tesseract(source, [*(extra or []), "-l", lang, "tsv"])
         self.langs_used.append(lang)
-        text, conf, words = parse_tsv(tsv)
-        return OcrReading(text, lang, conf, words, rotation)
+        text, conf, words, height = parse_tsv_full(tsv)
+        return OcrReading(text, lang, conf, words, rotation, height)
 
     def _tesseract(self, source: _Source, args: list[str]) -> str:
         with tempfile.TemporaryDirectory(prefix="renamerd-ocr-") as tmp:
@@ -244,11 +279,18 @@ class OcrSession:
 
 def parse_tsv(tsv: str) -> tuple[str, float, int]:
     """Tesseract TSV -> (text with line and paragraph breaks, mean word confidence, word count)."""
+    text, mean, count, _height = parse_tsv_full(tsv)
+    return text, mean, count
+
+
+def parse_tsv_full(tsv: str) -> tuple[str, float, int, float]:
+    """Tesseract TSV -> (text, mean word confidence, word count, median word height in px)."""
     lines: list[str] = []
     current: list[str] = []
     key: tuple[str, ...] | None = None
     block: tuple[str, ...] | None = None
     confs: list[float] = []
+    heights: list[float] = []
     for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
         word = (row.get("text") or "").strip()
         if row.get("level") != "5" or not word:
@@ -267,10 +309,14 @@ def parse_tsv(tsv: str) -> tuple[str, float, int]:
             conf = -1.0
         if conf >= 0 and any(c.isalnum() for c in word):
             confs.append(conf)
+            height = row.get("height") or ""
+            if conf >= 50 and height.isdigit():
+                heights.append(float(height))
     if current:
         lines.append(" ".join(current))
     mean = sum(confs) / len(confs) if confs else 0.0
-    return "\n".join(lines), mean, len(confs)
+    height = statistics.median(heights) if heights else 0.0
+    return "\n".join(lines), mean, len(confs), height
 
 
 def _prepare(image: Image.Image) -> Image.Image:

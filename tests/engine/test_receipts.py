@@ -1,0 +1,127 @@
+"""Receipt scans: OCR-garbled dates and legal forms, shop names, the closer second OCR pass."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw
+
+from engine import docmaker as dm
+from renamerd.engine.fields import extract
+from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
+from renamerd.engine.fields.issuer import fix_ocr_suffixes
+from renamerd.engine.readers.ocr import OcrSession, PageImage
+from renamerd.engine.text import open_text
+from renamerd.engine.types import EngineConfig
+
+
+@pytest.mark.parametrize(("garbled", "repaired"), [
+    ("date: 2l/o3/2018 10:00", "date: 21/03/2018 10:00"),
+    ("25/12/2ol8", "25/12/2018"),
+    ("19/62/2018 16:45", "19/02/2018 16:45"),  # a round digit read for the month's 0
+    ("1s-o1-2019", "15-01-2019"),
+])
+def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> None:
+    out = ocr_date_tokens(garbled)
+    assert out == repaired
+    assert len(out) == len(garbled)  # offsets into the text stay valid
+
+
+@pytest.mark.parametrize("text", [
+    "total 12.50 so 1/1", "jalan 9/6", "a 1l/1l/11 b", "02/62/2018", "ss21/1a, damansara",
+])
+def test_text_that_is_no_garbled_date_is_left_alone(text: str) -> None:
+    assert ocr_date_tokens(text) == text
+
+
+def test_garbled_receipt_date_is_extracted() -> None:
+    text = "KEDAI RUNCIT ALIF\nNO 12, JALAN MAWAR\nDate: 2l/o3/2018 10:02:11\nTOTAL 12.00"
+    assert extract([text]).values["date"] == "2018-03-21"
+
+
+@pytest.mark.parametrize(("garbled", "fixed"), [
+    ("MR O.T.Y. (M) SON BHD", "MR O.T.Y. (M) SDN BHD"),
+    ("ACME 5DN 8HD", "ACME SDN BHD"),
+    ("ACME S0N. BHD.", "ACME SDN. BHD."),
+    ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
+    ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
+    ("MR D.I.¥.", "MR D.I.Y."),
+])
+def test_misread_legal_forms_are_fixed(garbled: str, fixed: str) -> None:
+    assert fix_ocr_suffixes(garbled) == fixed
+
+
+@pytest.mark.parametrize("text", ["ACME SDN BHD", "ACME SDN. BHD.", "Johnson & Sons Ltd",
+                                  "Triple Six Point Enterprise 666", "SS 2/3"])
+def test_correct_names_are_left_alone(text: str) -> None:
+    assert fix_ocr_suffixes(text) == text
+
+
+def test_issuer_with_misread_suffix_and_bracketed_registration() -> None:
+    text = ("AEON CO. (M) BHD (126926-H)\nSRD FLR, AEON TAMAN MALURI SC\nJLN JEJAKA, TAMAN MALURI\n"
+            "CHERAS, 56100 KUALA LUMPUR\nGST ID : 002017394688\nTOTAL 75.00\nCASH 100.00")
+    assert extract([text]).values["issuer"] == "AEON CO. (M) BHD"
+    text = "tan woon yann\nMR D.I.Y. (M) SON BHD\n(CO.REG : 860671-D)\nLOT 1851-A, JALAN KPB 6"
+    assert extract([text]).values["issuer"] == "MR D.I.Y. (M) SDN BHD"
+
+
+def test_kind_of_business_alone_does_not_beat_the_name_above() -> None:
+    text = ("THREE STOOGES\nBISTRO & CAFE\n109, SS21/1A,\nDAMANSARA UTAMA\nGST ID ; 001661886464\n"
+            "TABLE : BAR 7\nTOTAL 50.00")
+    assert extract([text]).values["issuer"] == "THREE STOOGES"
+    text = ("haat\nLIAN CHI VEGETARIAN\nRESTAURANT SDN BHD\n(1095514-X)\n54, JALAN SS23/11\n"
+            "TOTAL 12.00")
+    assert extract([text]).values["issuer"] == "LIAN CHI VEGETARIAN RESTAURANT SDN BHD"
+
+
+def test_a_two_letter_form_inside_an_address_is_no_name() -> None:
+    text = ("A MART\nNO.23 BATU 10, TAMAN SE\nJALAN KAPAR, 42200 KLANG\nGST ID : 001609584640\n"
+            "TAX INVOICE\nTOTAL 32.70")
+    assert extract([text]).values.get("issuer") != "TAMAN SE"
+
+
+def test_date_lines_finds_only_lines_with_dates() -> None:
+    text = "SHOP\nDate: 25/12/2018 10:00\nTOTAL 12.00\n25 DEC 2018"
+    assert date_lines(text) == ["Date: 25/12/2018 10:00", "25 DEC 2018"]
+    assert date_lines("SHOP\nTOTAL 12.00") == []
+
+
+def _receipt(lines: list[str], width: int = 300, px: int = 11) -> bytes:
+    """A narrow low-resolution till slip (about 95 dpi): small print, as photographed."""
+    font = dm._font(px, False)
+    img = Image.new("L", (width, 30 + len(lines) * (px + 8)), 255)
+    draw = ImageDraw.Draw(img)
+    for i, line in enumerate(lines):
+        draw.text((12, 15 + i * (px + 8)), line, fill=0, font=font)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+RECEIPT = ["KEDAI RUNCIT ALIF SDN BHD", "NO 12, JALAN MAWAR", "TEL 03-1234 5678",
+           "ROTI CANAI 2 3.00", "TEH TARIK 1 1.80", "TOTAL 4.80", "CASH 10.00", "CHANGE 5.20"]
+
+
+@pytest.mark.slow
+def test_closer_reading_enlarges_small_print() -> None:
+    session = OcrSession(EngineConfig(ocr_languages=("eng",)))
+    page = PageImage(lambda: Image.open(io.BytesIO(_receipt(RECEIPT))))
+    first = session.read(page)
+    closer = session.read_closer(page, first)
+    assert 0 < first.word_height < 40
+    assert closer.word_height >= 1.6 * first.word_height
+    assert "TOTAL" in closer.text
+
+
+@pytest.mark.slow
+def test_second_pass_only_when_the_first_reading_has_no_date() -> None:
+    config = EngineConfig(ocr_languages=("eng",))
+    dated = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], px=16),
+                      config)
+    dated.page(0)
+    assert dated.ocr_languages == "eng" and len(dated._ocr.langs_used) == 1  # one pass
+    undated = open_text(_receipt(RECEIPT), config)
+    text = undated.page(0)
+    assert len(undated._ocr.langs_used) == 2  # the closer pass ran, once
+    assert "TOTAL" in text and not date_lines(text)  # nothing invented
