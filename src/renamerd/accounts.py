@@ -15,6 +15,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -30,6 +31,13 @@ TOKEN_CHECK_LEN = 6
 TOKEN_LEN = len(TOKEN_PREFIX) + TOKEN_RANDOM_LEN + TOKEN_CHECK_LEN
 #: last_used_at is written at most this often per token (saves a write per request)
 LAST_USED_GRANULARITY = timedelta(seconds=60)
+_TOKEN_USER = (
+    select(User.id, User.email, User.name, User.created_at, User.disabled,  # type: ignore[call-overload]
+           col(ApiToken.id).label("token_id"), ApiToken.last_used_at)
+    .join(ApiToken, col(ApiToken.user_id) == col(User.id))
+    .where(col(ApiToken.token_hash) == bindparam("digest"), col(ApiToken.revoked_at).is_(None),
+           col(User.disabled).is_(False))
+)
 
 
 class AccountError(Exception):
@@ -190,15 +198,16 @@ class Accounts:
             return None
         digest = hash_token(token)
         now = now or utcnow()
-        with self.db.session() as s:
-            row = s.exec(select(ApiToken).where(ApiToken.token_hash == digest)).first()
-            if row is None or row.revoked_at is not None:
-                return None
-            user = s.get(User, row.user_id)
-            if user is None or user.disabled:
-                return None
-            stale = row.last_used_at is None or now - row.last_used_at > LAST_USED_GRANULARITY
-            token_id = row.id
+        # one indexed query (token hash -> live token -> enabled user), no ORM session: it
+        # runs on every API request
+        with self.db.engine.connect() as conn:
+            row = conn.execute(_TOKEN_USER, {"digest": digest}).first()
+        if row is None:
+            return None
+        user = User(id=row.id, email=row.email, name=row.name, created_at=row.created_at,
+                    disabled=row.disabled)
+        stale = row.last_used_at is None or now - row.last_used_at > LAST_USED_GRANULARITY
+        token_id = row.token_id
         if stale:
             with self.db.write_session() as s:
                 fresh = s.get(ApiToken, token_id)

@@ -94,13 +94,11 @@ class Credits:
 
     def balance(self, user_id: str, session: Session | None = None) -> int:
         """Remaining credits in unexpired lots."""
-        query = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
-            CreditLot.user_id == user_id, CreditLot.expires_at > self.now()
-        )
+        params = {"u": user_id, "now": self.now()}
         if session is not None:
-            return int(session.exec(query).one())
-        with self.db.session() as s:
-            return int(s.exec(query).one())
+            return int(_connection(session).execute(_BALANCE, params).scalar_one())
+        with self.db.engine.connect() as conn:
+            return int(conn.execute(_BALANCE, params).scalar_one())
 
     def lots(self, user_id: str) -> list[CreditLot]:
         with self.db.session() as s:
@@ -292,6 +290,8 @@ class Credits:
 
 # -- prepared statements of the charging path (built once; executed on the session's connection)
 
+_BALANCE = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
+    col(CreditLot.user_id) == bindparam("u"), col(CreditLot.expires_at) > bindparam("now"))
 _USER = select(User.id).where(col(User.id) == bindparam("u"))
 _USER_FOR_UPDATE = _USER.with_for_update()
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
