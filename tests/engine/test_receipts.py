@@ -117,7 +117,7 @@ def test_closer_reading_enlarges_small_print() -> None:
 @pytest.mark.slow
 def test_second_pass_only_when_the_first_reading_has_no_date() -> None:
     config = EngineConfig(ocr_languages=("eng",))
-    dated = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], px=16),
+    dated = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], 450, 24),
                       config)
     dated.page(0)
     assert dated.ocr_languages == "eng" and len(dated._ocr.langs_used) == 1  # one pass
@@ -125,3 +125,13 @@ def test_second_pass_only_when_the_first_reading_has_no_date() -> None:
     text = undated.page(0)
     assert len(undated._ocr.langs_used) == 2  # the closer pass ran, once
     assert "TOTAL" in text and not date_lines(text)  # nothing invented
+
+
+@pytest.mark.slow
+def test_small_print_is_read_enlarged() -> None:
+    config = EngineConfig(ocr_languages=("eng",))
+    doc = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], px=9),
+                    config)
+    text = doc.page(0)
+    assert len(doc._ocr.langs_used) == 2  # small print: the enlarged reading, once
+    assert "25/12/2018" in text

@@ -12,8 +12,9 @@ Strategy (measured in bench/engine.py; see the README "Formats and limits"):
   page's orientation; the page is turned and read again, and the better reading is kept.
 * Every tesseract run has `EngineConfig.ocr_timeout_s`.
 * A closer second reading (`OcrSession.read_closer`) is asked for by the caller only when the
-  first one lacks a field (text.py: no date): the page enlarged 2x when its text is small, else
-  read as a single column of variable-size text (`--psm 4`, how receipts are printed).
+  first one is of small print (`OcrReading.small_print`) or lacks a field (text.py: no date):
+  the page enlarged 2x when its text is small, else read as a single column of variable-size
+  text (`--psm 4`, how receipts are printed).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ LEXICON_LANGUAGES: dict[str, str] = {
 #: a reading with fewer words or a lower mean confidence than this triggers the OSD check
 MIN_WORDS = 8
 MIN_CONFIDENCE = 60.0
+#: print this small (median word height in pixels, about an x-height of 10 px: tesseract's
+#: documented limit for accurate reading) is always read again, closer (see text.py)
+SMALL_PRINT_PX = 14
 #: the closer reading enlarges pages whose words are under this height (pixels, median) ...
 SMALL_TEXT_PX = 40
 #: ... by this factor, unless the long side would exceed CLOSER_MAX_SIDE
@@ -72,6 +76,11 @@ class OcrReading:
     words: int
     rotation: int = 0
     word_height: float = 0.0  # median height of the words, pixels of the image read
+
+    @property
+    def small_print(self) -> bool:
+        """The words are too small for tesseract to read digits reliably."""
+        return 0 < self.word_height < SMALL_PRINT_PX
 
     @property
     def weak(self) -> bool:
