@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy.exc import IntegrityError
 
 from renamerd import jobs as J
 from renamerd import observability as obs
@@ -272,12 +273,15 @@ class Daemon:
         from sqlmodel import Session, select
 
         assert isinstance(s, Session)
-        state = s.exec(select(ConnectionState).where(ConnectionState.name == name)
-                       .with_for_update()).first()
+        query = select(ConnectionState).where(ConnectionState.name == name).with_for_update()
+        state = s.exec(query).first()
         if state is None:
-            state = ConnectionState(name=name)
-            s.add(state)
-            s.flush()
+            try:  # processes starting together all find no row: one insert wins
+                with s.begin_nested():
+                    s.add(ConnectionState(name=name))
+            except IntegrityError:
+                pass
+            state = s.exec(query.execution_options(populate_existing=True)).one()
         return state
 
     def _record(self, conf: ConnectionSettings, files: list, cursor: str,  # type: ignore[type-arg]

@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, text, update
+from sqlalchemy import and_, bindparam, or_, text, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from renamerd import credits as credits_module
@@ -248,15 +249,17 @@ class JobQueue:
                 select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))
                 .limit(limit).with_for_update(skip_locked=True)
             )
-            for job in s.exec(query):
+            conn = s.connection()
+            for job in s.exec(query).all():
                 old = job.state
-                job.state = RUNNING
-                job.lease_owner = owner
-                job.lease_until = until
-                job.lease_generation += 1
-                job.attempts += 1
-                job.updated_at = now
-                s.add(job)
+                values = {"state": RUNNING, "lease_owner": owner, "lease_until": until,
+                          "lease_generation": job.lease_generation + 1,
+                          "attempts": job.attempts + 1, "updated_at": now}
+                # a column-level UPDATE (the row is ours under the write lock / row lock); the
+                # loaded copy takes the values as committed, so the session has nothing to flush
+                conn.execute(_CLAIM, {"job": job.id, **values})
+                for key, value in values.items():
+                    set_committed_value(job, key, value)
                 out.append((job, Lease(job.id or 0, owner, job.lease_generation)))
                 old_states[job.id or 0] = old
         for job, lease in out:
@@ -287,6 +290,40 @@ class JobQueue:
         return job
 
     # -- transitions by the lease holder ---------------------------------------------------
+
+    def check_lease(self, session: Session, lease: Lease) -> None:
+        """`guard` without loading the job (one column-level query; the row is locked on
+        PostgreSQL, SQLite's write transaction excludes other writers). Raises LeaseLost."""
+        session.flush()
+        row = session.connection().execute(
+            _LEASE_FOR_UPDATE if self.db.is_postgres else _LEASE, {"job": lease.job_id}
+        ).first()
+        if row is None or row.lease_generation != lease.generation or row.state != RUNNING:
+            raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
+
+    def update_fenced(self, session: Session, lease: Lease, job: Job, **values: object) -> Job:
+        """Set columns of the running job under `lease` in one `UPDATE ... WHERE id, generation,
+        running` (the fence and the write at once), and the same attributes on `job` (the
+        caller's copy, returned). Sets updated_at; a final state also sets finished_at and
+        clears the lease. Raises LeaseLost (nothing written)."""
+        now = self.now()
+        values["updated_at"] = now
+        if values.get("state") in (*FINAL, PENDING_CREDITS):
+            values.update(lease_owner=None, lease_until=None)
+            if values["state"] in FINAL:
+                values["finished_at"] = now
+        session.flush()
+        result = session.connection().execute(
+            update(Job).where(col(Job.id) == lease.job_id,
+                              col(Job.lease_generation) == lease.generation,
+                              col(Job.state) == RUNNING).values(**values)
+        )
+        if result.rowcount != 1:
+            raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
+        for key, value in values.items():
+            setattr(job, key, value)
+        return job
+
 
     def finish(
         self, lease: Lease, state: str, *, error: str | None = None,
@@ -413,6 +450,11 @@ class JobQueue:
         """Wake idle workers in this process (other processes find work within their idle
         interval, or at once on PostgreSQL through NOTIFY when they LISTEN)."""
         jobs_available.set()
+
+
+_CLAIM = update(Job).where(col(Job.id) == bindparam("job"))
+_LEASE = select(Job.lease_generation, Job.state).where(col(Job.id) == bindparam("job"))
+_LEASE_FOR_UPDATE = _LEASE.with_for_update()
 
 
 def wake_pending(session: Session, user_id: str, now: datetime) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from renamerd.connector import Conflict, Connector, NotFound
@@ -46,6 +47,23 @@ def record(
     )
     session.add(entry)
     return entry
+
+
+def record_now(
+    session: Session, *, connection: str, file_id: str, old_path: str, new_path: str,
+    new_file_id: str | None = None, job_id: int | None = None, now: datetime | None = None,
+) -> None:
+    """`record` as one column-level INSERT executed at once in the caller's transaction (no
+    ORM object: the daemon writes one per document). Returns nothing."""
+    session.flush()
+    session.connection().execute(_INSERT, {
+        "job_id": job_id, "connection": connection, "file_id": file_id, "old_path": old_path,
+        "new_path": new_path, "new_file_id": new_file_id, "batch": None,
+        "created_at": now or utcnow(),
+    })
+
+
+_INSERT = insert(JournalEntry)
 
 
 class Journal:

@@ -48,7 +48,7 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
-from renamerd.journal import record as journal_record
+from renamerd.journal import record_now as journal_record
 from renamerd.models import ConnectionState, Job
 
 log = logging.getLogger("renamerd.worker")
@@ -366,22 +366,21 @@ class Worker:
         ref = J.charge_ref(c.lease.job_id)
         pending: Job | None = None
         with self.db.write_session() as s:
-            row = self.queue.guard(s, c.lease)
+            self.queue.check_lease(s, c.lease)
             try:
                 self.credits.reserve(job.owner_id, ref, session=s)
             except InsufficientCredits:
                 self._broke.add(job.owner_id)
-                pending = self.queue.finish(c.lease, J.PENDING_CREDITS, session=s,
-                                            error="insufficient credits")
-            else:  # the plan, in the reservation's transaction (row locked by guard)
-                row.planned_folder, row.planned_name, row.charge_ref = folder, name, ref
-                row.result = json.dumps(_result_summary(result))
-                row.updated_at = self.queue.now()
-                s.add(row)
+                pending = self.queue.update_fenced(s, c.lease, job, state=J.PENDING_CREDITS,
+                                                   error="insufficient credits")
+            else:  # the plan, in the reservation's transaction
+                self.queue.update_fenced(
+                    s, c.lease, job, planned_folder=folder, planned_name=name, charge_ref=ref,
+                    result=json.dumps(_result_summary(result)),
+                )
         if pending is not None:
             J.emit(pending, J.RUNNING, J.PENDING_CREDITS)
             return J.PENDING_CREDITS
-        job.planned_folder, job.planned_name, job.charge_ref = folder, name, ref
         return self._move(c, folder_id, folder, name, result.suggested_filename)
 
     def _download(self, c: _Ctx) -> bytes | str:
@@ -424,9 +423,10 @@ class Worker:
 
     def _complete(self, c: _Ctx, moved: RemoteFile) -> str:
         job = c.job
-        with self.db.write_session() as s:
-            done = self.queue.finish(
-                c.lease, J.DONE, session=s, dest_path=moved.path, dest_file_id=moved.id,
+        with self.db.write_session() as s:  # fenced: nothing is written if the lease is gone
+            done = self.queue.update_fenced(
+                s, c.lease, job, state=J.DONE, error=None, dest_path=moved.path,
+                dest_file_id=moved.id,
             )
             if done.charge_ref:
                 self.credits.commit(job.owner_id, done.charge_ref, session=s)
