@@ -240,9 +240,9 @@ class JobQueue:
         )
         out: list[tuple[Job, Lease]] = []
         old_states: dict[int, str] = {}
-        if look_first:
-            with self.db.session() as s:  # an idle queue costs a read, not a write lock
-                if s.exec(select(Job.id).where(claimable).limit(1)).first() is None:
+        if look_first:  # an idle queue costs one prepared read, not a write lock
+            with self.db.engine.connect() as conn:
+                if conn.execute(_CLAIMABLE_PROBE, {"now": now}).first() is None:
                     return out
         with self.db.write_session() as s:
             query = (
@@ -314,10 +314,7 @@ class JobQueue:
                 values["finished_at"] = now
         session.flush()
         result = session.connection().execute(
-            update(Job).where(col(Job.id) == lease.job_id,
-                              col(Job.lease_generation) == lease.generation,
-                              col(Job.state) == RUNNING).values(**values)
-        )
+            _FENCED_UPDATE, {"job": lease.job_id, "gen": lease.generation, **values})
         if result.rowcount != 1:
             raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
         for key, value in values.items():
@@ -452,6 +449,14 @@ class JobQueue:
         jobs_available.set()
 
 
+_CLAIMABLE_PROBE = select(Job.id).where(or_(
+    and_(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now")),
+    and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
+)).limit(1)
+#: UPDATE of the running job under a lease; the columns set are the parameters given
+_FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
+                                   col(Job.lease_generation) == bindparam("gen"),
+                                   col(Job.state) == RUNNING)
 _CLAIM = update(Job).where(col(Job.id) == bindparam("job"))
 _LEASE = select(Job.lease_generation, Job.state).where(col(Job.id) == bindparam("job"))
 _LEASE_FOR_UPDATE = _LEASE.with_for_update()
