@@ -135,3 +135,12 @@ def test_small_print_is_read_enlarged() -> None:
     text = doc.page(0)
     assert len(doc._ocr.langs_used) == 2  # small print: the enlarged reading, once
     assert "25/12/2018" in text
+
+
+def test_a_company_below_the_title_is_no_letterhead() -> None:
+    text = ("PERNIAGAAN ZHENG HUI\nJM0325955-V\nNO.59 JALAN PERMAS 9/5\nBANDAR BARU PERMAS JAYA\n"
+            "81750 JOHOR BAHRU\nGST NO ; 000800589824\nSIMPLIFIED TAX INVOICE\n"
+            "GOGIANT ENGINEERING (M) SDN BHD\nReceipt# 05000846702\nDate: 09/03/2018\n"
+            + "".join(f"{4000 + i} PAINT BRUSH {i} 1 5.00 5.00\n" for i in range(8))
+            + "TOTAL 332.30\nCASH 332.30\nGOODS SOLD ARE NOT RETURNABLE")
+    assert extract([text]).values["issuer"] == "PERNIAGAAN ZHENG HUI"

@@ -22,6 +22,7 @@ _RX2 = re.compile(r"[^0-9a-z]")
 _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
+_RX1D = re.compile(r"\d")
 _RX7 = re.compile(r"[(\[{][^()\[\]{}]*\d[^()\[\]{}]*[)\]}]")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
@@ -215,7 +216,8 @@ def _key(text: str) -> str:
 def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: int | None,
                    n: int, reg_lines: set[int], all_keys: str, domains: list[str],
                    vocab: re.Pattern[str], skip: set[int], wanted: set[int],
-                   rank: dict[int, int], registration: re.Pattern[str]) -> IssuerCandidate | None:
+                   rank: dict[int, int], registration: re.Pattern[str],
+                   body: set[int]) -> IssuerCandidate | None:
     text = fix_ocr_suffixes(text)
     reg = registration.search(fold(text))
     if reg is not None:
@@ -270,7 +272,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     if weak_suffix:
         suffix = None
     if suffix:
-        if line.index in wanted or line.index < 15:
+        if line.index in wanted or (line.index < 15 and line.index not in body):
             score += 4.0
         else:
             score += 2.0
@@ -334,6 +336,13 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     return IssuerCandidate(value, line, score, tuple(reasons))
 
 
+def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
+    """A short heading naming the kind of document ("SIMPLIFIED TAX INVOICE"), no value."""
+    text = line.folded.strip(" .:-*=_")
+    return (0 < len(text.split()) <= 4 and not _RX1D.search(text) and ":" not in text
+            and vocab.search(text) is not None and line.text.upper() == line.text)
+
+
 def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     """Scored issuer candidates, best first. Pure; a few ms on a page of text."""
     if not doc.lines:
@@ -346,7 +355,14 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     all_keys = "\n".join(_key(ln.text) for ln in doc.lines)
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     rank: dict[int, int] = {}
+    body: set[int] = set()
     for ln in doc.lines[:14]:
+        if len(rank) >= 3 and _title_line(ln, vocab):
+            # the letterhead ends at the document's title ("TAX INVOICE", "RECEIPT"); what
+            # follows up to the footer is the body (a customer, the items)
+            body = set(range(ln.index, max(n - 10, ln.index)))
+            wanted -= body
+            break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
         if ln.index not in skip and not _garbage(_RX7.sub(" ", ln.text)):
             rank[ln.index] = len(rank)
@@ -358,7 +374,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         for seg_no, segment in enumerate(segments):
             cand = _score_segment(doc, line, segment, seg_no, sender_line, n, reg_lines,
                                   all_keys, domains, vocab, skip, wanted, rank,
-                                  registration)
+                                  registration, body)
             if cand is not None:
                 candidates.append(cand)
     if not candidates and domains:
