@@ -121,6 +121,12 @@ class RateLimiter:
         self._slots: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
 
+    @property
+    def in_process(self) -> bool:
+        """Whether the windows and slots live in this process's memory (no storage_url): its
+        calls then never block on I/O and may run on the event loop."""
+        return self._redis is None
+
     # -- windows ---------------------------------------------------------------------------
 
     def _quota(self, item: RateLimitItem, key: str) -> Quota:

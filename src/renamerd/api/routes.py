@@ -117,18 +117,27 @@ def _options_key(o: RenameOptions) -> str:
     return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language))
 
 
+async def _limiter_call(limiter: Any, fn: Callable[..., T], *args: Any,
+                        shielded: bool = False) -> T:
+    """A limiter call: inline when its storage is this process's memory (microseconds, no
+    I/O: a thread hop would cost more), else in a worker thread (Redis)."""
+    if limiter.in_process:
+        return fn(*args)
+    return await (_run_shielded if shielded else _run)(fn, *args)
+
+
 @asynccontextmanager
 async def _slot(request: Request, user: User) -> AsyncIterator[None]:
     limiter = request.app.state.limiter
     try:
-        slot = await _run(limiter.acquire_slot, user.id)
+        slot = await _limiter_call(limiter, limiter.acquire_slot, user.id)
     except LimitExceeded as err:
         set_quota(request, err.quota)
         raise rate_limited(err) from None
     try:
         yield
     finally:
-        await _run_shielded(slot.release)
+        await _limiter_call(limiter, slot.release, shielded=True)
 
 
 def _engine_limiter(request: Request) -> anyio.CapacityLimiter:
@@ -180,17 +189,27 @@ class _Rename:
     async def run(self, data: bytes, filename: str, options: RenameOptions) -> JSONResponse:
         """Count, charge and rename; on any failure the credit is refunded."""
         state = self.state
+        ref = f"idem:{self.key}" if self.key else f"req:{uuid.uuid4().hex}"
+        user_id = self.user.id
+
+        def count_and_reserve() -> tuple[Any, bool]:
+            # one thread hop for both; the count comes first (a 429 takes no credit)
+            quota = state.limiter.hit_rename(user_id)
+            try:
+                state.credits.reserve(user_id, ref)
+            except InsufficientCredits:
+                return quota, False
+            return quota, True
+
         try:
-            set_quota(self.request, await _run(state.limiter.hit_rename, self.user.id))
+            quota, reserved = await _run(count_and_reserve)
         except LimitExceeded as err:
             set_quota(self.request, err.quota)
             raise rate_limited(err) from None
-        ref = f"idem:{self.key}" if self.key else f"req:{uuid.uuid4().hex}"
-        try:
-            await _run(state.credits.reserve, self.user.id, ref)
-        except InsufficientCredits:
+        set_quota(self.request, quota)
+        if not reserved:
             raise ApiError(402, "insufficient credits: the account has no credit left",
-                           "INSUFFICIENT_CREDITS") from None
+                           "INSUFFICIENT_CREDITS")
         try:
             engine_rename = state.rename_fn
             if engine_rename is None:
