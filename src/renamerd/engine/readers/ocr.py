@@ -13,8 +13,9 @@ Strategy (measured in bench/engine.py; see the README "Formats and limits"):
 * Every tesseract run has `EngineConfig.ocr_timeout_s`.
 * A closer second reading (`OcrSession.read_closer`) is asked for by the caller only when the
   first one is of small print (`OcrReading.small_print`) or lacks a field (text.py: no date):
-  the page enlarged 2x when its text is small, else read as a single column of variable-size
-  text (`--psm 4`, how receipts are printed).
+  the page enlarged 2x when its text is small (small print: automatic layout, which keeps the
+  names right; no date: `--psm 6`, one block of text, which reads a date beside other columns),
+  else read as a single column of variable-size text (`--psm 4`, how receipts are printed).
 """
 
 from __future__ import annotations
@@ -215,11 +216,13 @@ class OcrSession:
                     reading = again
         return reading
 
-    def read_closer(self, image: PageImage, first: OcrReading) -> OcrReading:
+    def read_closer(self, image: PageImage, first: OcrReading,
+                    psm: str | None = None) -> OcrReading:
         """A second, closer reading of a page already read as `first`: upright as `first`,
         enlarged CLOSER_SCALE times when its words are small (median under SMALL_TEXT_PX
-        pixels high) and the page not too large already; else read at its size with page
-        segmentation CLOSER_PSM (a single column of variable-size text).
+        pixels high) and the page not too large already; else read at its size. `psm` is
+        tesseract's page segmentation mode; by default automatic when enlarged, else
+        CLOSER_PSM (a single column of variable-size text).
 
         Costs one more tesseract run (about 2-4x the first on an enlarged page); callers ask
         for it only when the first reading lacks something. Raises UnreadableDocument on a
@@ -232,10 +235,8 @@ class OcrSession:
                 img = img.convert("L")
             img = img.resize((img.width * CLOSER_SCALE, img.height * CLOSER_SCALE),
                              Image.Resampling.BICUBIC)
-            # enlarged, the same automatic layout analysis reads small print best (SROIE:
-            # 6 of 14 missed dates found, against 5 with --psm 4)
-            return self._run(img, first.lang, first.rotation)
-        return self._run(img, first.lang, first.rotation, ["--psm", CLOSER_PSM])
+            return self._run(img, first.lang, first.rotation, ["--psm", psm] if psm else None)
+        return self._run(img, first.lang, first.rotation, ["--psm", psm or CLOSER_PSM])
 
     def _fix_rotation(self, page: PageImage, reading: OcrReading) -> OcrReading:
         angle = self._osd_rotation(page.upright(0))
