@@ -47,12 +47,14 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
+    ("MR O.1.Y. (JOHOR) SDN BHD", "MR O.I.Y. (JOHOR) SDN BHD"),  # a digit inside initials
 ])
 def test_misread_legal_forms_are_fixed(garbled: str, fixed: str) -> None:
     assert fix_ocr_suffixes(garbled) == fixed
 
 
 @pytest.mark.parametrize("text", ["ACME SDN BHD", "ACME SDN. BHD.", "Johnson & Sons Ltd",
+                                  "Version 1.2.3 GmbH", "NO.1.2 JALAN", "S.H.H. MOTOR",
                                   "Triple Six Point Enterprise 666", "SS 2/3"])
 def test_correct_names_are_left_alone(text: str) -> None:
     assert fix_ocr_suffixes(text) == text

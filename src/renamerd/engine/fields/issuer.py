@@ -136,10 +136,21 @@ def _ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
                  for pattern, repl in common()["ocr_suffix_fixes"])
 
 
+#: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
+_INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
+_INITIAL_LETTERS = str.maketrans("1058", "IOSB")
+
+
 def fix_ocr_suffixes(text: str) -> str:
-    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD")."""
+    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD"), and
+    digits inside initials that hold a letter read as the letters they resemble
+    ("MR O.1.Y." -> "MR O.I.Y."). Pure."""
     for pattern, repl in _ocr_fixes():
         text = pattern.sub(repl, text)
+    if "." in text:
+        text = _INITIALS.sub(
+            lambda m: m.group(0).translate(_INITIAL_LETTERS)
+            if any(ch.isalpha() for ch in m.group(0)) else m.group(0), text)
     return text
 
 
