@@ -9,10 +9,8 @@
   carries an expiry (`limits.concurrency_slot_ttl_s`): if the process holding it dies, the slot
   frees itself when the expiry passes; nothing has to clean up.
 
-The windows are moving windows (exact rolling counts): on Redis through the `limits` library
-when `limits.storage_url` is set, so that several processes share them; otherwise in this
-process's memory (`_LocalWindows`: a deque of hit times per key; the `limits` library's memory
-storage started a timer thread on every hit, which cost more than the count itself). The
+The windows use the `limits` library (moving windows: exact rolling counts) on in-process
+memory, or on Redis when `limits.storage_url` is set so that several processes share them. The
 concurrency slots live in the same place: a dict here, a Redis sorted set (member = slot id,
 score = expiry) changed by one Lua script there.
 
@@ -25,13 +23,12 @@ import math
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
-from limits.storage import Storage, storage_from_string
+from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 from renamerd.config import LimitsSettings
@@ -100,55 +97,6 @@ return 0
 """
 
 
-class _LocalWindows:
-    """Moving windows in this process's memory: per key, the times of the hits still inside the
-    window (at most the window's limit: refused hits are not recorded). Thread-safe."""
-
-    SWEEP_EVERY = 10_000
-
-    def __init__(self, clock: Callable[[], float]) -> None:
-        self.clock = clock
-        self._hits: dict[str, deque[float]] = {}
-        self._expiry: dict[str, float] = {}
-        self._lock = threading.Lock()
-        self._ops = 0
-
-    def _live(self, key: str, expiry: float, now: float) -> deque[float]:
-        hits = self._hits.setdefault(key, deque())
-        self._expiry[key] = expiry
-        cutoff = now - expiry
-        while hits and hits[0] <= cutoff:
-            hits.popleft()
-        return hits
-
-    def hit(self, amount: int, expiry: float, key: str) -> bool:
-        """Count one hit unless `amount` hits are inside the last `expiry` seconds; whether it
-        was counted."""
-        now = self.clock()
-        with self._lock:
-            hits = self._live(key, expiry, now)
-            ok = len(hits) < amount
-            if ok:
-                hits.append(now)
-            self._ops += 1
-            if self._ops % self.SWEEP_EVERY == 0:
-                self._sweep(now)
-        return ok
-
-    def stats(self, amount: int, expiry: float, key: str) -> tuple[int, float]:
-        """(hits left, Unix time when the oldest hit leaves the window, or now + expiry)."""
-        now = self.clock()
-        with self._lock:
-            hits = self._live(key, expiry, now)
-            return amount - len(hits), (hits[0] + expiry) if hits else now + expiry
-
-    def _sweep(self, now: float) -> None:
-        """Forget keys whose every hit left its window (accounts that went quiet)."""
-        for key in [k for k, h in self._hits.items() if not h or h[-1] <= now - self._expiry[k]]:
-            del self._hits[key]
-            del self._expiry[key]
-
-
 class RateLimiter:
     """The three per-account limits on one storage. Build one per app (or per process)."""
 
@@ -163,11 +111,9 @@ class RateLimiter:
 
             self._redis = redis.Redis.from_url(settings.storage_url)
             self._acquire_script = self._redis.register_script(_ACQUIRE_SLOT)
-            self._windows: MovingWindowRateLimiter | None = MovingWindowRateLimiter(self.storage)
-            self._local: _LocalWindows | None = None
         else:
-            self._windows = None
-            self._local = _LocalWindows(clock)
+            self.storage = MemoryStorage()
+        self._windows = MovingWindowRateLimiter(self.storage)
         self.burst: RateLimitItem = RateLimitItemPerMinute(settings.burst_per_minute)
         self.daily: RateLimitItem = RateLimitItemPerHour(
             settings.daily_per_account, settings.daily_window_hours
@@ -184,20 +130,12 @@ class RateLimiter:
     # -- windows ---------------------------------------------------------------------------
 
     def _quota(self, item: RateLimitItem, key: str) -> Quota:
-        if self._local is not None:
-            remaining, reset = self._local.stats(item.amount, item.get_expiry(), key)
-            return Quota(item.amount, remaining, int(math.ceil(reset * 1000)))
-        assert self._windows is not None
         stats = self._windows.get_window_stats(item, "renamerd", key)
         reset = stats.reset_time if stats.reset_time > 0 else self.clock() + item.get_expiry()
         return Quota(item.amount, stats.remaining, int(math.ceil(reset * 1000)))
 
     def _hit(self, item: RateLimitItem, key: str, what: str) -> Quota:
-        if self._local is not None:
-            ok = self._local.hit(item.amount, item.get_expiry(), key)
-        else:
-            assert self._windows is not None
-            ok = self._windows.hit(item, "renamerd", key)
+        ok = self._windows.hit(item, "renamerd", key)
         quota = self._quota(item, key)
         if not ok:
             wait = math.ceil(quota.reset_ms / 1000 - self.clock() - 0.01)
