@@ -72,6 +72,20 @@ def sd_notify(message: str) -> bool:
         return False
 
 
+#: least time between two back-to-back polls of a long-polling connection
+LONGPOLL_FLOOR_S = 0.2
+
+
+def _long_polls(conf: ConnectionSettings) -> bool:
+    """Whether the connection's provider can wait for changes (a long poll)."""
+    from renamerd.connector import load_connector
+
+    try:
+        return hasattr(load_connector(conf.provider), "wait_for_changes")
+    except ConnectorError:
+        return False
+
+
 def watchdog_interval(settings: Settings) -> float | None:
     """Seconds between WATCHDOG=1 pings: half of systemd's WatchdogSec (when it asks for
     pings of this process), at most `daemon.watchdog_s`; None when systemd does not ask."""
@@ -131,7 +145,12 @@ class Daemon:
             log.info("removed staged downloads left by a killed process")
         if self.poll_enabled:
             for conf in self.settings.connections:
-                if conf.enabled:
+                if conf.enabled and _long_polls(conf):
+                    t = threading.Thread(target=self._poll_loop, args=(conf,),
+                                         name=f"longpoll-{conf.name}", daemon=True)
+                    t.start()
+                    self._threads.append(t)
+                elif conf.enabled:
                     self.scheduler.add_job(
                         self.poll, "interval", seconds=conf.poll_seconds, args=[conf.name],
                         id=f"poll:{conf.name}", max_instances=1, coalesce=True,
@@ -200,14 +219,19 @@ class Daemon:
         Returns the number of new jobs (0 when another process holds the lease or the
         connection is stopped). Never raises: provider errors are logged and counted.
         """
+        return self._poll_once(name) or 0
+
+    def _poll_once(self, name: str) -> int | None:
+        """`poll`, telling apart a poll that reached the provider (the number of new jobs)
+        from one that did not (None: stopping, no lease, stopped connection, an error)."""
         if self._stopping.is_set():
-            return 0
+            return None
         conf = self.pool.config(name)
         if conf is None:
-            return 0
+            return None
         cursor = self._take_poll_lease(conf)
         if cursor is False:
-            return 0
+            return None
         try:
             connector = self._poll_connector(conf)
             wait = getattr(connector, "wait_for_changes", None)
@@ -220,21 +244,37 @@ class Daemon:
             obs.provider_error(name, "auth")
             stop_connection(self.db, name, str(err))
             self._drop_poll_connector(name)
-            return 0
+            return None
         except TransientError as err:
             obs.provider_error(name, "transient")
             log.warning("poll of %s: %s", name, err)
             self._drop_poll_connector(name)
-            return 0
+            return None
         except ConnectorError as err:
             obs.provider_error(name, type(err).__name__)
             log.warning("poll of %s: %s: %s", name, type(err).__name__, err)
-            return 0
+            return None
         except Exception:
             log.exception("poll of %s failed", name)
-            return 0
+            return None
         return self._record(conf, changes.files, changes.cursor,
                             cursor if isinstance(cursor, str) else None)
+
+    def _poll_loop(self, conf: ConnectionSettings) -> None:
+        """Polls back to back for providers with a long poll (Dropbox): each poll blocks in the
+        provider's wait until something changes (or `poll_seconds` pass), so a new file is
+        picked up at once instead of at the next scheduled poll. After a poll that did not reach
+        the provider (no lease, an error), sleeps out the rest of `poll_seconds`: no busy loop."""
+        while not self._stopping.is_set():
+            started = time.monotonic()
+            if self._poll_once(conf.name) is not None:
+                # the provider was asked: its next wait blocks until news; the floor keeps a
+                # long poll that answers at once (a misbehaving server) from spinning
+                self._stopping.wait(max(0.0, LONGPOLL_FLOOR_S - (time.monotonic() - started)))
+                continue
+            rest = conf.poll_seconds - (time.monotonic() - started)
+            if rest > 0:
+                self._stopping.wait(rest)
 
     def _take_poll_lease(self, conf: ConnectionSettings) -> str | None | bool:
         """Take or renew the poll lease; the stored cursor (None: none yet) or False when
