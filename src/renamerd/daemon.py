@@ -28,7 +28,6 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.exc import IntegrityError
@@ -124,7 +123,6 @@ class Daemon:
         self._listener: threading.Thread | None = None
         #: per connection: the newest cursor and when it was last written to the database
         self._cursors: dict[str, tuple[str, float]] = {}
-        self._keeper: Any = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -132,11 +130,6 @@ class Daemon:
         """Ensure connection owners, start the scheduler and the workers, tell systemd READY."""
         J.configure(self.settings.credits)
         obs.install(self.db)
-        if self.db.is_sqlite and self._keeper is None:
-            # Database uses no pool on SQLite: without one open connection, every transaction's
-            # close is the last one, which checkpoints and deletes the WAL (an fsync each time:
-            # ~20 ms per job write on ext4). Holding one connection keeps the WAL in place.
-            self._keeper = self.db.engine.raw_connection()
         accounts = Accounts(self.db, self.settings)
         for conf in self.settings.connections:
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
@@ -192,9 +185,6 @@ class Daemon:
         self._release_poll_leases()
         if clean:
             self.pool.close()
-        if self._keeper is not None:
-            self._keeper.close()
-            self._keeper = None
         return clean
 
     def alive(self) -> bool:
