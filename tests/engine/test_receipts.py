@@ -125,8 +125,37 @@ def test_second_pass_only_when_the_first_reading_has_no_date() -> None:
     assert dated.ocr_languages == "eng" and len(dated._ocr.langs_used) == 1  # one pass
     undated = open_text(_receipt(RECEIPT), config)
     text = undated.page(0)
-    assert len(undated._ocr.langs_used) == 2  # the closer pass ran, once
+    assert len(undated._ocr.langs_used) == 2  # small print: the enlarged reading, once
     assert "TOTAL" in text and not date_lines(text)  # nothing invented
+    # normal print, no date: the closer one-block pass, then one sparse-text pass, no other
+    plain = open_text(_receipt(RECEIPT, 450, 24), config)
+    text = plain.page(0)
+    assert len(plain._ocr.langs_used) == 3
+    assert "TOTAL" in text and not date_lines(text)
+
+
+def _scattered(words: list[tuple[int, int, str]], size: tuple[int, int], px: int) -> bytes:
+    """A page of words standing apart at (x, y), in no column or block: a stamp, a date box."""
+    font = dm._font(px, False)
+    img = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(img)
+    for x, y, word in words:
+        draw.text((x, y), word, fill=0, font=font)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.slow
+def test_sparse_text_reading_finds_a_date_standing_apart() -> None:
+    words = [(20, 20, "KEDAI"), (700, 60, "ALIF"), (60, 260, "TOTAL"), (420, 200, "4.80"),
+             (520, 420, "25/12/2018"), (30, 520, "TERIMA"), (640, 600, "KASIH")]
+    page = PageImage(lambda: Image.open(io.BytesIO(_scattered(words, (900, 680), 22))))
+    session = OcrSession(EngineConfig(ocr_languages=("eng",)))
+    first = session.read(page)
+    sparse = session.read_closer(page, first, psm="11")
+    assert any("25/12/2018" in line for line in date_lines(sparse.text))
+    assert "TOTAL" in sparse.text
 
 
 @pytest.mark.slow

@@ -133,7 +133,12 @@ class DocumentText:
         # as one block of text (--psm 6): on the SROIE receipts it found 7 of 15 missed dates
         # (automatic layout 6, --psm 4 5), e.g. "Date: 27/07/17" printed beside "Slip: ..."
         closer = self._ocr.read_closer(page, reading, psm="6")
-        return _with_date_lines(reading.text, closer.text)
+        if date_lines(closer.text):
+            return _with_date_lines(reading.text, closer.text)
+        # still none: read as sparse text (--psm 11: words found anywhere, in no order), which
+        # finds a date standing apart from every block (1 of the 4 receipt dates left)
+        sparse = self._ocr.read_closer(page, reading, psm="11")
+        return _with_date_lines(reading.text, sparse.text)
 
 
 def _with_date_lines(text: str, other: str) -> str:
