@@ -200,17 +200,22 @@ def test_wrong_app_secret_raises_auth_error(h: DropboxHarness) -> None:
 # --------------------------------------------------------------------------- throttling
 
 
-def test_injected_429_and_5xx_are_retried(h: DropboxHarness) -> None:
+def test_injected_429_and_5xx_are_retried(h: DropboxHarness, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
     h.put("/inbox/a.pdf", b"a")
-    h.faults.rate = 1.0  # every call fails...
-    failing = threading.Timer(0.4, lambda: setattr(h.faults, "rate", 0.0))  # ...for a while
-    failing.start()
-    try:
-        f = h.connector.stat_path("/inbox/a.pdf")
-    finally:
-        failing.cancel()
+    h.faults.rate = 1.0  # the next three calls fail (429 or 5xx), then the emulator recovers
+    decide = h.faults.decide
+
+    def three_failures(path: str) -> int | None:
+        status = decide(path)
+        if sum(h.faults.injected.values()) >= 3:
+            h.faults.rate = 0.0
+        return status
+
+    monkeypatch.setattr(h.faults, "decide", three_failures)
+    f = h.connector.stat_path("/inbox/a.pdf")
     assert f is not None and f.name == "a.pdf"
-    assert sum(h.faults.injected.values()) >= 2
+    assert sum(h.faults.injected.values()) == 3
 
 
 def test_too_many_write_operations_is_retried_after_retry_after(h: DropboxHarness) -> None:
