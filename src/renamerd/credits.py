@@ -276,13 +276,10 @@ class Credits:
         return Charge(ref=ref, state="refunded", amount=charge.amount)
 
     def charge_state(self, user_id: str, ref: str) -> str | None:
+        """The state of the charge for `ref` (reserved, charged, refunded), or None. Read-only."""
         with self.db.session() as s:
-            charge = s.exec(
-                select(CreditCharge).where(
-                    CreditCharge.user_id == user_id, CreditCharge.ref == ref
-                )
-            ).first()
-            return charge.state if charge else None
+            found = s.connection().execute(_CHARGE_OF, {"u": user_id, "r": ref}).first()
+            return found.state if found else None
 
     def _lock_user(self, session: Session, user_id: str) -> None:
         _lock_user_row(_connection(session), self.db.is_postgres, user_id)

@@ -24,7 +24,7 @@ from datetime import UTC, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, delete, select
+from sqlmodel import Session, col, delete, select
 
 from renamerd.db import Database
 from renamerd.models import IdempotencyRecord, utcnow
@@ -80,11 +80,7 @@ class IdempotencyStore:
         for _attempt in range(3):
             try:
                 with self.db.write_session() as s:
-                    row = s.exec(
-                        select(IdempotencyRecord).where(
-                            IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key
-                        )
-                    ).first()
+                    row = _find(s, user_id, key)
                     if row is not None:
                         created = row.created_at
                         if created.tzinfo is None:  # SQLite hands back naive UTC
@@ -110,11 +106,7 @@ class IdempotencyStore:
     def finish(self, user_id: str, key: str, status: int, body: dict[str, Any]) -> None:
         """Store the answer to replay. Idempotent."""
         with self.db.write_session() as s:
-            row = s.exec(
-                select(IdempotencyRecord).where(
-                    IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key
-                )
-            ).first()
+            row = _find(s, user_id, key)
             if row is not None:
                 row.status_code = status
                 row.body = json.dumps(body)
@@ -138,3 +130,12 @@ class IdempotencyStore:
                 delete(IdempotencyRecord).where(col(IdempotencyRecord.created_at) < utcnow() - TTL)
             )
             return int(result.rowcount or 0)
+
+
+def _find(s: Session, user_id: str, key: str) -> IdempotencyRecord | None:
+    """The user's record for `key`, if any."""
+    return s.exec(
+        select(IdempotencyRecord).where(
+            IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key
+        )
+    ).first()
