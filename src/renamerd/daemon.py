@@ -127,7 +127,8 @@ class Daemon:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Ensure connection owners, start the scheduler and the workers, tell systemd READY."""
+        """Ensure connection owners, warm the engine up, start the scheduler and the workers,
+        tell systemd READY."""
         J.configure(self.settings.credits)
         obs.install(self.db)
         accounts = Accounts(self.db, self.settings)
@@ -136,6 +137,10 @@ class Daemon:
         self._reset_connection_states()
         if self.worker.clean_tmp():
             log.info("removed staged downloads left by a killed process")
+        if self.n_workers and self.worker.uses_default_engine:
+            from renamerd.engine import warm_up
+
+            log.debug("engine warmed up in %.2fs", warm_up())
         if self.poll_enabled:
             for conf in self.settings.connections:
                 if conf.enabled and _long_polls(conf):

@@ -270,6 +270,10 @@ class Worker:
         return removed
 
     @property
+    def uses_default_engine(self) -> bool:
+        return self._engine is None or self._engine is default_engine()
+
+    @property
     def engine(self) -> EngineFn:
         if self._engine is None:
             self._engine = default_engine()

@@ -49,11 +49,26 @@ __all__ = [
     "DOCUMENT_TYPES", "LANGUAGES", "STRATEGIES", "TEMPLATE_IDS", "TEMPLATE_MODES",
     "DocumentTooLarge", "EngineConfig", "EngineError", "Evidence", "ProviderUnavailable",
     "RenameOptions", "RenameResult", "UnreadableDocument", "UnsupportedDocument", "rename",
-    "extract_text_fields",
+    "extract_text_fields", "warm_up",
 ]
 
 log = logging.getLogger(__name__)
 OUTPUT_KEYS = ("date", "issuer", "invoice_number", "document_type", "amount", "currency")
+
+
+def warm_up() -> float:
+    """Do now what the first `rename()` of a process would do on top of the work proper:
+    import the readers (pypdf, Pillow) and build the keyword patterns of every lexicon language.
+    Long-running processes (daemon workers, the API) call it at start so their first documents
+    are not slower than the rest. Returns the seconds it took; safe to repeat."""
+    import time
+
+    started = time.perf_counter()
+    from renamerd.engine import text  # noqa: F401  (its readers' imports are the cost)
+    from renamerd.engine.fields import warm_up as warm_fields
+
+    warm_fields()
+    return time.perf_counter() - started
 
 
 def extract_text_fields(pages: list[str]) -> Extraction:
