@@ -133,6 +133,7 @@ def warm_up() -> None:
     doctype._compounds()
     issuer._suffix_patterns()
     issuer._ocr_fixes()
+    issuer._any_ocr_fix()
     issuer._business_words()
     issuer._address_words()
     for lang in LANGUAGES:

@@ -105,6 +105,10 @@ _OCR_TOKEN = re.compile(
     r"(?<![\w.,/-])([0-9oilsbz|]{1,2})([./-])([0-9oilsbz|]{1,2})\2([0-9oilsbz|]{2,4})(?![\w/])"
 )
 _OCR_TOKEN_DIGITS = str.maketrans("oilsbz|", "0115821")
+#: what every such token holds (a quick test that starts on the separator characters)
+_OCR_TOKEN_HINT = re.compile(r"([./-])[0-9oilsbz|]{1,2}\1")
+#: what every "o" that _OCR_O replaces touches
+_O_BESIDE_DIGIT = re.compile(r"o\d|\do")
 
 
 def ocr_date_tokens(folded: str) -> str:
@@ -123,8 +127,8 @@ def ocr_date_tokens(folded: str) -> str:
             b = "0" + b[1]  # the first part is a day, so the middle one is a month
         return f"{a}{sep}{b}{sep}{c}"
 
-    if not any(ch in folded for ch in "oilsbz|") and not re.search(r"\d[./-][689]", folded):
-        return folded
+    if not _OCR_TOKEN_HINT.search(folded):
+        return folded  # no two like separators around one or two characters: no token
     return _OCR_TOKEN.sub(fix, folded)
 
 
@@ -155,7 +159,10 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     max_year = dt.date.today().year + 2
     out: list[DateCandidate] = []
     taken: list[tuple[int, int]] = []
-    text = ocr_date_tokens(_OCR_O.sub("0", doc.folded))  # "o7/01/18", "2l/03/2O18"
+    text = doc.folded
+    if _O_BESIDE_DIGIT.search(text):
+        text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
+    text = ocr_date_tokens(text)  # "2l/03/2018"
     for m in dmy.finditer(text):
         value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
         if value:

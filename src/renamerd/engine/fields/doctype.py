@@ -76,6 +76,14 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
     return re.compile(alternation(set(kinds))), kinds
 
 
+def _till_cues(doc: Doc) -> set[str]:
+    """Point-of-sale words found ("cashier", "change"...), and "time of day" for a clock time."""
+    cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
+    if ":" in doc.folded and _TIME.search(doc.folded):
+        cues.add("time of day")
+    return cues
+
+
 def guess_type(doc: Doc, language: str) -> TypeGuess:
     """The best document type ("other" when nothing matched) with per-type scores."""
     pattern, kinds = _patterns(language)
@@ -107,10 +115,9 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             evidence.setdefault(kind, line.text)
     if not scores:
         return TypeGuess("other", 0.0, {}, "")
-    cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
-    if _TIME.search(doc.folded):
-        cues.add("time of day")
-    if len(cues) >= 3 and scores.get("invoice", 0) >= scores.get("receipt", 0):
+    # (looked for only when they could matter)
+    cues = _till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
+    if len(cues) >= 3:
         # a till slip titled "tax invoice" (cashier, cash, change, time...) is a receipt
         scores["receipt"] = scores.get("invoice", 0) + 1.0
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))

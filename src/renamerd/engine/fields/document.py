@@ -34,18 +34,22 @@ class Doc:
     def from_pages(cls, pages: list[str]) -> Doc:
         """Build from page texts (blank runs collapsed, empty lines dropped). Pure."""
         parts: list[str] = []
-        lines: list[Line] = []
-        offset = 0
+        page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
             for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n"):
                 clean = _SPACES.sub(" ", raw).strip()
-                if not clean:
-                    continue
-                lines.append(Line(len(lines), offset, clean, fold(clean), page_no))
-                parts.append(clean)
-                offset += len(clean) + 1
+                if clean:
+                    parts.append(clean)
+                    page_of.append(page_no)
         text = "\n".join(parts)
-        doc = cls(text=text, folded=fold(text), lines=lines, pages=len(pages))
+        folded = fold(text)  # once: folding keeps offsets, so a line's slice is its fold
+        lines: list[Line] = []
+        offset = 0
+        for index, (clean, page_no) in enumerate(zip(parts, page_of, strict=True)):
+            end = offset + len(clean)
+            lines.append(Line(index, offset, clean, folded[offset:end], page_no))
+            offset = end + 1
+        doc = cls(text=text, folded=folded, lines=lines, pages=len(pages))
         doc._starts = [ln.start for ln in lines]
         return doc
 

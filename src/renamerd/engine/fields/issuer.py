@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
@@ -29,7 +30,10 @@ _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
                 "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
                 "berhad", "limited", "corporation"}
-_DOMAIN = re.compile(r"(?:[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b", re.I)
+#: (the address part starts where its run of characters starts: without the lookbehind, every
+#: offset inside a long word would be tried, each scanning to the word's end)
+_DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b",
+                     re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail"}
 _ADDRESS = re.compile(
@@ -41,7 +45,9 @@ _ADDRESS = re.compile(
 _DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
                            re.I)
 _POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
-_PHONE = re.compile(r"(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}", re.I)
+#: a phone label as a word of its own (not the end of "HOTEL"), or an international prefix
+_PHONE = re.compile(r"(?<!\w)(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}",
+                    re.I)
 _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
@@ -136,6 +142,25 @@ def _ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
                  for pattern, repl in common()["ocr_suffix_fixes"])
 
 
+#: a lookbehind assertion at the start of a pattern's source
+_LEADING_LOOKBEHIND = re.compile(r"^\(\?<[!=](?:\[[^\]]*\]|\\.|[^()\\])*\)")
+
+
+@functools.cache
+def _any_ocr_fix() -> re.Pattern[str]:
+    """One pattern matching (at least) wherever any of the fixes would, to skip lines that
+    need none (most) with one search. Each fix's leading lookbehind is dropped (a weaker
+    pattern, so never a missed fix): then every branch starts with a literal or a character
+    class and `re` scans for those characters instead of trying each branch at each offset."""
+    parts = []
+    for pattern, _repl in common()["ocr_suffix_fixes"]:
+        flags = ""
+        if pattern.startswith("(?i)"):
+            pattern, flags = pattern[4:], "i"
+        parts.append(f"(?{flags}:{_LEADING_LOOKBEHIND.sub('', pattern)})")
+    return re.compile("|".join(parts))
+
+
 #: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
 _INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
 _INITIAL_LETTERS = str.maketrans("1058", "IOSB")
@@ -145,8 +170,9 @@ def fix_ocr_suffixes(text: str) -> str:
     """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD"), and
     digits inside initials that hold a letter read as the letters they resemble
     ("MR O.1.Y." -> "MR O.I.Y."). Pure."""
-    for pattern, repl in _ocr_fixes():
-        text = pattern.sub(repl, text)
+    if _any_ocr_fix().search(text):
+        for pattern, repl in _ocr_fixes():
+            text = pattern.sub(repl, text)
     if "." in text:
         text = _INITIALS.sub(
             lambda m: m.group(0).translate(_INITIAL_LETTERS)
@@ -191,10 +217,12 @@ def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
 
 
 def _garbage(text: str) -> bool:
-    """OCR debris: too few letters, or no word of three letters or more."""
+    """OCR debris: too few letters (under four, or under 60% of the non-blank characters), or
+    no word of three letters or more."""
     letters = sum(map(str.isalpha, text))
-    in_words = sum(len(w) for w in _RX0.findall(text))
-    return letters < 4 or _letters_ratio(text) < 0.6 or in_words < 5
+    if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
+        return True
+    return sum(map(len, _RX0.findall(text))) < 5
 
 
 def _clean(value: str) -> str:
@@ -205,7 +233,7 @@ def _clean(value: str) -> str:
 
 def _letters_ratio(text: str) -> float:
     letters = sum(map(str.isalpha, text))
-    return letters / max(len(text.replace(" ", "")), 1)
+    return letters / max(len(text) - text.count(" "), 1)
 
 
 def _domains(doc: Doc) -> list[str]:
@@ -224,12 +252,38 @@ def _key(text: str) -> str:
     return _RX2.sub("", fold(text))
 
 
-def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: int | None,
-                   n: int, reg_lines: set[int], all_keys: str, domains: list[str],
-                   vocab: re.Pattern[str], skip: set[int], wanted: set[int],
-                   rank: dict[int, int], registration: re.Pattern[str],
-                   body: set[int]) -> IssuerCandidate | None:
-    text = fix_ocr_suffixes(text)
+_KEY_LINES = re.compile(r"[^0-9a-z\n]")
+
+
+@dataclass
+class _Page:
+    """What the scoring of every segment shares: computed once per document."""
+
+    doc: Doc
+    sender_line: int | None
+    reg_lines: set[int]
+    all_keys: str
+    domains: list[str]
+    vocab: re.Pattern[str]
+    skip: set[int]
+    wanted: set[int]
+    rank: dict[int, int]
+    registration: re.Pattern[str]
+    body: set[int]
+    fixed: dict[int, str] = field(default_factory=dict)
+
+    def fixed_line(self, index: int) -> str:
+        """Line `index` with its legal forms' OCR slips fixed (computed once)."""
+        text = self.fixed.get(index)
+        if text is None:
+            text = self.fixed[index] = fix_ocr_suffixes(self.doc.lines[index].text)
+        return text
+
+
+def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
+                   segments: int) -> IssuerCandidate | None:
+    doc, sender_line, vocab, skip = ctx.doc, ctx.sender_line, ctx.vocab, ctx.skip
+    registration, wanted, n = ctx.registration, ctx.wanted, len(ctx.doc.lines)
     reg = registration.search(fold(text))
     if reg is not None:
         text = text[:reg.start()].rstrip(" (,;:-")  # "ACME Ltd Company Reg. No 123"
@@ -245,7 +299,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         reasons.append("sender line")
     elif seg_no > 0:
         score -= 0.5
-    last_segment = seg_no == len([x for x in _SEGMENT.split(line.text) if x.strip()]) - 1
+    last_segment = seg_no == segments - 1
     if suffix:
         head = text[:suffix.start()]
         cut = max(head.rfind(": "), head.rfind(", "))
@@ -261,7 +315,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
             reasons.append("name continues from the line above")
     elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
         nxt = doc.lines[line.index + 1]
-        nxt_text = fix_ocr_suffixes(nxt.text)
+        nxt_text = ctx.fixed_line(nxt.index)
         sm = legal_suffix(nxt_text)
         if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
                 and not registration.search(nxt.folded)):
@@ -270,7 +324,7 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
         elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
             text = f"{text} {nxt.text}"
     value = _clean(text if suffix else _SEPARATORS.split(text)[0])
-    if len(value) < 2 or _letters_ratio(value) < 0.6 or len(value) > 80 or _garbage(value):
+    if len(value) < 2 or len(value) > 80 or _garbage(value):  # (_garbage: letters < 60%)
         return None
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
@@ -283,68 +337,74 @@ def _score_segment(doc: Doc, line: Line, text: str, seg_no: int, sender_line: in
     if weak_suffix:
         suffix = None
     if suffix:
-        if line.index in wanted or (line.index < 15 and line.index not in body):
+        if line.index in wanted or (line.index < 15 and line.index not in ctx.body):
             score += 4.0
         else:
             score += 2.0
         reasons.append("legal suffix")
         if _name_words(value) == 0:
             score -= 3.0
-    position = rank.get(line.index)
+    position = ctx.rank.get(line.index)
     if position is not None and position < 6:
         score += 3.0 - 0.5 * position
         reasons.append("letterhead")
     elif line.index >= n - 10:
         score += 1.0
         reasons.append("footer")
-    letters = [ch for ch in value if ch.isalpha()]
-    if position is not None and len(value.split()) >= 2 and letters and all(
-            ch.isupper() for ch in letters):
+    if position is not None and len(value.split()) >= 2 and _all_capitals(value):
         score += 1.0  # receipts and letterheads print the name in capitals
     kind = _business_words().search(folded)
     if (position is not None and position < 6 and kind is not None
             and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
-    if any(abs(line.index - r) <= 2 for r in reg_lines):
+    if any(abs(line.index - r) <= 2 for r in ctx.reg_lines):
         score += 1.0
         reasons.append("near registration id")
     k = _key(value)
-    if len(k) >= 3 and all_keys.count(k) >= 2:
+    if len(k) >= 3 and ctx.all_keys.count(k) >= 2:
         score += 1.5
         reasons.append("repeated")
-    if domains and len(k) >= 3 and any(
+    if ctx.domains and len(k) >= 3 and any(
             d.replace("-", "") in k or (len(k) >= 4 and k[:6] in d.replace("-", ""))
-            for d in domains):
+            for d in ctx.domains):
         score += 2.0
         reasons.append("matches e-mail/web domain")
-    if vocab.search(folded):
-        score -= 2.5
-    if registration.search(folded):
-        score -= 3.0
-    if _DOMAIN_TOKEN.search(value):
-        score -= 2.0
-    if value.startswith("("):
-        score -= 2.0
-    if _RX5.search(value) or _RX6.search(value):
-        score -= 3.0  # an amount or a "label : value" pair
-    if _ADDRESS.search(value) or (_POSTCODE.search(value) and not suffix) or (
-            _address_words().search(value) and not suffix):
-        score -= 3.0
-    if _BANKISH.search(value):
-        score -= 4.0
-    if sum(map(str.isdigit, value)) > 3:
-        score -= 1.5
-    if len(value.split()) > 7:
-        score -= 2.0
-    if value[-1:] in ".!" and len(value.split()) >= 3 and not suffix:
-        score -= 2.5
-    words = [w for w in value.split() if w[:1].isalpha()]
-    if words and sum(1 for w in words if w[0].islower()) * 2 > len(words):
-        score -= 2.5  # names are written in Title Case or CAPITALS, sentences are not
+    if score < MIN_SCORE:
+        return None  # what follows only lowers the score
+    split = value.split()
+    words = [w for w in split if w[:1].isalpha()]
+    # penalties, cheapest first: each only lowers the score, so stop once it is too low
+    penalties: tuple[tuple[Callable[[], object], float], ...] = (
+        (lambda: value.startswith("("), 2.0),
+        (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
+        (lambda: len(split) > 7, 2.0),
+        (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
+        # names are written in Title Case or CAPITALS, sentences are not
+        (lambda: words and sum(1 for w in words if w[0].islower()) * 2 > len(words), 2.5),
+        (lambda: vocab.search(folded), 2.5),
+        (lambda: registration.search(folded), 3.0),
+        (lambda: _DOMAIN_TOKEN.search(value), 2.0),
+        # an amount or a "label : value" pair
+        (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
+        (lambda: _ADDRESS.search(value) or (not suffix and (
+            _POSTCODE.search(value) or _address_words().search(value))), 3.0),
+        (lambda: _BANKISH.search(value), 4.0),
+    )
+    for test, cost in penalties:
+        if score < MIN_SCORE:
+            return None
+        if test():
+            score -= cost
     if score < MIN_SCORE:
         return None
     return IssuerCandidate(value, line, score, tuple(reasons))
+
+
+def _all_capitals(text: str) -> bool:
+    """Every letter of `text` is a capital (and it has one)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and all(ch.isupper() for ch in letters)
 
 
 def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
@@ -363,7 +423,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     domains = _domains(doc)
     n = len(doc.lines)
     reg_lines = {ln.index for ln in doc.lines if registration.search(ln.folded)}
-    all_keys = "\n".join(_key(ln.text) for ln in doc.lines)
+    all_keys = _KEY_LINES.sub("", doc.folded)  # _key() of every line, one per line
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     rank: dict[int, int] = {}
     body: set[int] = set()
@@ -378,14 +438,15 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         if ln.index not in skip and not _garbage(_RX7.sub(" ", ln.text)):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
+    ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
+                registration, body)
     for line in doc.lines:
         if line.index in skip:
             continue
-        segments = [seg for seg in _SEGMENT.split(line.text) if seg.strip()]
+        # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
+        segments = [seg for seg in _SEGMENT.split(ctx.fixed_line(line.index)) if seg.strip()]
         for seg_no, segment in enumerate(segments):
-            cand = _score_segment(doc, line, segment, seg_no, sender_line, n, reg_lines,
-                                  all_keys, domains, vocab, skip, wanted, rank,
-                                  registration, body)
+            cand = _score_segment(ctx, line, segment, seg_no, len(segments))
             if cand is not None:
                 candidates.append(cand)
     if not candidates and domains:
