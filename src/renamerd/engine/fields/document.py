@@ -36,8 +36,9 @@ class Doc:
         parts: list[str] = []
         page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
+            page = _SPACES.sub(" ", page)  # (blank runs never hold a line break)
             for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n"):
-                clean = _SPACES.sub(" ", raw).strip()
+                clean = raw.strip()
                 if clean:
                     parts.append(clean)
                     page_of.append(page_no)

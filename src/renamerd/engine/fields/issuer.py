@@ -164,6 +164,7 @@ def _any_ocr_fix() -> re.Pattern[str]:
 #: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
 _INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
 _INITIAL_LETTERS = str.maketrans("1058", "IOSB")
+_INITIALS_HINT = re.compile(r"[A-Z0-9]\.[A-Z0-9]\.")  # what every match holds, found faster
 
 
 def fix_ocr_suffixes(text: str) -> str:
@@ -173,7 +174,7 @@ def fix_ocr_suffixes(text: str) -> str:
     if _any_ocr_fix().search(text):
         for pattern, repl in _ocr_fixes():
             text = pattern.sub(repl, text)
-    if "." in text:
+    if "." in text and _INITIALS_HINT.search(text):
         text = _INITIALS.sub(
             lambda m: m.group(0).translate(_INITIAL_LETTERS)
             if any(ch.isalpha() for ch in m.group(0)) else m.group(0), text)
@@ -226,8 +227,12 @@ def _garbage(text: str) -> bool:
 
 
 def _clean(value: str) -> str:
-    value = _LABEL_PREFIX.sub("", value)
-    value = _RX1.sub(" ", value).strip(" \t,;:-–·|•*#_~\"'")
+    label = _LABEL_PREFIX.match(value)
+    if label:
+        value = value[label.end():]
+    if "  " in value or not value.isprintable():  # else its only blanks are single spaces
+        value = _RX1.sub(" ", value)
+    value = value.strip(" \t,;:-–·|•*#_~\"'")
     return value[:100].strip()
 
 
