@@ -175,3 +175,18 @@ def test_a_company_below_the_title_is_no_letterhead() -> None:
             + "".join(f"{4000 + i} PAINT BRUSH {i} 1 5.00 5.00\n" for i in range(8))
             + "TOTAL 332.30\nCASH 332.30\nGOODS SOLD ARE NOT RETURNABLE")
     assert extract([text]).values["issuer"] == "PERNIAGAAN ZHENG HUI"
+
+
+def test_debris_after_a_capitals_name_is_dropped() -> None:
+    text = ("Leute\n99 SPEED MART $ mi\n1076-K\nGST ID. NO: 000181747712\nINVOICE NO : 18287\n"
+            "TOTAL 12.00")
+    assert extract([text]).values["issuer"] == "99 SPEED MART"
+    # words that belong to the name stay, and so does a name not in capitals
+    text = "ACME HARDWARE & CO\nJALAN BESAR 12\nTOTAL 5.00"
+    assert extract([text]).values["issuer"] == "ACME HARDWARE & CO"
+
+
+def test_a_line_going_on_after_a_comma_is_an_address() -> None:
+    text = ("YHM Aeon Tebrau City\nS117, Second Floor,\nAeon Tebrau City,\n1, Jalan Desa Tebrau,\n"
+            "Taman Desa Tebrau,\n81100 Johor Bahru, Johor.\n* TAX INVOICE *\nTotal 12.00")
+    assert extract([text]).values["issuer"] == "YHM Aeon Tebrau City"

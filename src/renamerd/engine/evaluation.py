@@ -39,10 +39,28 @@ def _suffix_words() -> frozenset[str]:
 
 
 def normalize_issuer(name: str) -> str:
-    """Folded, no punctuation, no legal-form words, single spaces."""
+    """Folded, no punctuation, no legal-form words, single spaces.
+
+    A legal form written with dots or slashes ("S/B", "B.V.", "s.r.o.") falls apart into
+    single letters once punctuation is gone: a whole run of single letters that spells a
+    legal form ("s b" -> "sb") is dropped like the form written as one word (initials such as
+    "t a s" or "d i y" are kept)."""
     words = re.sub(r"[^0-9a-z]+", " ", fold(name)).split()
     suffixes = _suffix_words()
-    kept = [w for w in words if w not in suffixes]
+    kept: list[str] = []
+    i = 0
+    while i < len(words):
+        j = i
+        while j < len(words) and len(words[j]) == 1:
+            j += 1
+        if j - i >= 2:  # a maximal run of single letters
+            if "".join(words[i:j]) not in suffixes:
+                kept.extend(w for w in words[i:j] if w not in suffixes)
+            i = j
+            continue
+        if words[i] not in suffixes:
+            kept.append(words[i])
+        i += 1
     return " ".join(kept or words)
 
 

@@ -236,6 +236,19 @@ def _clean(value: str) -> str:
     return value[:100].strip()
 
 
+def _strip_debris(value: str) -> str:
+    """`value` without OCR debris at its end when it is written in capitals: specks beside a
+    letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
+    words = value.split()
+    end = len(words)
+    while end > 2 and (not any(ch.isalnum() for ch in words[end - 1])
+                       or (len(words[end - 1]) <= 2 and words[end - 1].islower())):
+        end -= 1
+    if end == len(words) or not _all_capitals(" ".join(words[:end])):
+        return value
+    return " ".join(words[:end]).rstrip(" ,;:-")
+
+
 def _letters_ratio(text: str) -> float:
     letters = sum(map(str.isalpha, text))
     return letters / max(len(text) - text.count(" "), 1)
@@ -328,7 +341,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
             suffix = legal_suffix(text)
         elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
             text = f"{text} {nxt.text}"
-    value = _clean(text if suffix else _SEPARATORS.split(text)[0])
+    value = _strip_debris(_clean(text if suffix else _SEPARATORS.split(text)[0]))
     if len(value) < 2 or len(value) > 80 or _garbage(value):  # (_garbage: letters < 60%)
         return None
     folded = fold(value)
@@ -385,6 +398,8 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
         (lambda: len(split) > 7, 2.0),
         (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
+        # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
+        (lambda: not suffix and text.rstrip().endswith(","), 1.0),
         # names are written in Title Case or CAPITALS, sentences are not
         (lambda: words and sum(1 for w in words if w[0].islower()) * 2 > len(words), 2.5),
         (lambda: vocab.search(folded), 2.5),
