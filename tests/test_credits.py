@@ -154,3 +154,30 @@ def test_no_overdraft_under_concurrency(db: Database) -> None:
     with db.session() as s:
         consumed = s.exec(select(CreditLedger).where(CreditLedger.kind == "consume")).all()
     assert sum(-e.delta for e in consumed) == 40
+
+
+def test_reserve_many_takes_one_each_across_lots_and_refuses_the_rest(db: Database) -> None:
+    user = make_user(db)
+    credits = Credits(db)
+    late = credits.grant(user, 2, valid_days=100)
+    soon = credits.grant(user, 1, valid_days=10)
+    credits.reserve(user, "a")  # from the lot that expires first
+    credits.refund(user, "a")
+    with db.write_session() as s:
+        refused = credits.reserve_many(user, ["a", "b", "c", "d", "e"], session=s)
+    assert refused == ["d", "e"]  # a (again), b, c: the three credits there were
+    lots = {lot.id: lot.remaining for lot in credits.lots(user)}
+    assert lots == {soon.id: 0, late.id: 0}
+    assert [credits.charge_state(user, r) for r in "abcde"] == [
+        "reserved", "reserved", "reserved", None, None]
+    with db.write_session() as s:  # idempotent: reserved refs take nothing more
+        assert credits.reserve_many(user, ["a", "b", "c"], session=s) == []
+    with db.write_session() as s:
+        credits.commit_many(user, ["a", "b", "d"], session=s)
+    assert [credits.charge_state(user, r) for r in "abcd"] == [
+        "charged", "charged", "reserved", None]
+    credits.refund(user, "c")
+    assert credits.balance(user) == 1
+    with db.session() as s:
+        consumed = s.exec(select(CreditLedger).where(CreditLedger.kind == "consume")).all()
+    assert sorted(e.ref for e in consumed) == ["a", "a", "b", "c"]

@@ -178,3 +178,25 @@ def test_enqueue_survives_a_concurrent_insert(queue: J.JobQueue, owner: str,
     new = queue.enqueue_many("c", owner, [rf(1), rf(2), rf(3)])
     assert [j.file_id for j in new] == ["id3"]
     assert sum(queue.counts().values()) == 3
+
+
+def test_live_leases_and_fenced_updates_of_many(queue: J.JobQueue, owner: str,
+                                                clock: Clock) -> None:
+    queue.enqueue_many("c", owner, [rf(1), rf(2), rf(3)])
+    claimed = queue.claim("w1", limit=3)
+    clock.advance(31)
+    ((_, taken),) = queue.claim("w2", limit=1)  # one of them goes to another worker
+    leases = [lease for _, lease in claimed]
+    with queue.db.write_session() as s:
+        live = queue.live_leases(s, leases)
+        assert live == {lease.job_id for lease in leases} - {taken.job_id}
+        mine = [(lease, job, {"planned_name": f"n{lease.job_id}.pdf"})
+                for job, lease in claimed if lease.job_id in live]
+        queue.update_fenced_many(s, mine)
+    assert all(queue.get(lease.job_id).planned_name == f"n{lease.job_id}.pdf"
+               for lease, _, _ in mine)
+    assert queue.get(taken.job_id).planned_name is None
+    # without the check, a lost lease is refused
+    with pytest.raises(J.LeaseLost), queue.db.write_session() as s:
+        queue.update_fenced_many(s, [(lease, job, {"state": J.DONE}) for job, lease in claimed])
+    assert all(queue.get(lease.job_id).state == J.RUNNING for _, lease in claimed)

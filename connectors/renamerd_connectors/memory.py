@@ -107,7 +107,7 @@ class MemoryDrive:
         self._children: dict[str, dict[str, str]] = {ROOT_ID: {}}
         self._log_seq: list[int] = []
         self._log_id: list[str] = []
-        self._inject: dict[str, list[Exception]] = {}
+        self._inject: dict[str, list[BaseException | None]] = {}
         self.auth_required = False
         self._codes: set[str] = set()
         self._tokens: set[str] = set()
@@ -151,18 +151,20 @@ class MemoryDrive:
         """Count one API call of kind `op`; raise an injected or random fault."""
         with self._lock:
             queued = self._inject.get(op)
-            if queued:
+            error = queued.pop(0) if queued else None
+            if error is not None:
                 self.faults.calls[op] += 1
-                raise queued.pop(0)
+                raise error
             if self.faults.decide(op):
                 raise TransientError(f"memory drive {self.name}: injected fault on {op}",
                                      retry_after=self.faults.retry_after)
 
-    def inject(self, op: str, error: Exception, times: int = 1) -> None:
-        """Make the next `times` API calls of kind `op` raise `error` (not retried if it is
-        not a TransientError). Kinds: changes, stat, stat_path, download, ensure_folder, move."""
+    def inject(self, op: str, error: BaseException, times: int = 1, *, after: int = 0) -> None:
+        """Make the `times` API calls of kind `op` that follow the next `after` ones raise
+        `error` (not retried if it is not a TransientError). Kinds: changes, stat, stat_path,
+        download, ensure_folder, move."""
         with self._lock:
-            self._inject.setdefault(op, []).extend([error] * times)
+            self._inject.setdefault(op, []).extend([None] * after + [error] * times)
 
     def _new_id(self) -> str:
         self._ids += 1

@@ -19,7 +19,7 @@ re-queues the user's `pending_credits` jobs (see `register_grant_hook`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -214,6 +214,57 @@ class Credits:
             conn.execute(_SET_CHARGE, {"charge": found.id, **values})
         return Charge(ref=ref, state="reserved", amount=amount)
 
+    def reserve_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> list[str]:
+        """`reserve(user_id, ref)` for each of `refs` in order, one credit each, in the caller's
+        transaction with a handful of statements whatever their number. Returns the refs that
+        were refused for lack of credits (taking nothing for them); the others are reserved
+        (or were already). Idempotent per ref, like `reserve`. Raises UnknownUser."""
+        if not self.enabled or not refs:
+            return []
+        conn = _connection(session)
+        _lock_user_row(conn, self.db.is_postgres, user_id)
+        now = self.now()
+        found = {row.ref: row for row in conn.execute(
+            _CHARGES_OF, {"u": user_id, "refs": list(refs)})}
+        lots = [[lot.id, lot.remaining] for lot in conn.execute(
+            _OPEN_LOTS, {"u": user_id, "now": now})]
+        taken: dict[int, int] = {}
+        ledger: list[dict[str, object]] = []
+        new_charges: list[dict[str, object]] = []
+        again: list[dict[str, object]] = []
+        refused: list[str] = []
+        for ref in refs:
+            old = found.get(ref)
+            if old is not None and old.state in ("reserved", "charged"):
+                continue
+            lot = next((lot for lot in lots if lot[1] > 0), None)
+            if lot is None:
+                refused.append(ref)
+                continue
+            lot[1] -= 1
+            taken[lot[0]] = taken.get(lot[0], 0) + 1
+            ledger.append({"user_id": user_id, "lot_id": lot[0], "delta": -1, "kind": "consume",
+                           "reason": "", "ref": ref, "created_at": now})
+            values = {"state": "reserved", "amount": 1, "lot_id": lot[0], "updated_at": now}
+            if old is None:
+                new_charges.append({"user_id": user_id, "ref": ref, "created_at": now, **values})
+            else:  # refunded before: reserved again
+                again.append({"charge": old.id, **values})
+        for lot_id, take in taken.items():
+            conn.execute(_TAKE_FROM_LOT, {"lot": lot_id, "take": take})
+        for statement, rows in ((_INSERT_LEDGER, ledger), (_INSERT_CHARGE, new_charges),
+                                (_SET_CHARGE, again)):
+            if rows:
+                conn.execute(statement, rows)
+        return refused
+
+    def commit_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> None:
+        """`commit(user_id, ref)` for each of `refs` in the caller's transaction, in one
+        statement. Refs without a charge or already final are left as they are. Idempotent."""
+        if self.enabled and refs:
+            _connection(session).execute(
+                _CHARGED_MANY, {"u": user_id, "refs": list(refs), "now": self.now()})
+
     def commit(self, user_id: str, ref: str, *, session: Session | None = None) -> Charge:
         """Mark the charge for `ref` as final. Idempotent; a refunded charge stays refunded."""
         if not self.enabled:
@@ -293,6 +344,9 @@ _USER = select(User.id).where(col(User.id) == bindparam("u"))
 _USER_FOR_UPDATE = _USER.with_for_update()
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
+_CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state).where(
+    col(CreditCharge.user_id) == bindparam("u"),
+    col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
 _OPEN_LOTS = (
     select(CreditLot.id, CreditLot.remaining)
     .where(col(CreditLot.user_id) == bindparam("u"), col(CreditLot.remaining) > 0,
@@ -306,6 +360,11 @@ _INSERT_CHARGE = insert(CreditCharge)
 _SET_CHARGE = update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
 _CHARGED = (update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
             .values(state="charged", updated_at=bindparam("now")))
+_CHARGED_MANY = (update(CreditCharge)
+                 .where(col(CreditCharge.user_id) == bindparam("u"),
+                        col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
+                        col(CreditCharge.state) == "reserved")
+                 .values(state="charged", updated_at=bindparam("now")))
 
 
 def _connection(session: Session) -> Connection:

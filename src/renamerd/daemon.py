@@ -47,6 +47,9 @@ log = logging.getLogger("renamerd.daemon")
 IDLE_S = 1.0
 #: the same on SQLite, where other processes' new jobs raise no notification
 IDLE_SQLITE_S = 0.2
+#: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
+BATCH_TARGET_S = 0.1
+BATCH_MAX = 16
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
 CURSOR_FLUSH_S = 30.0
 
@@ -96,6 +99,28 @@ def watchdog_interval(settings: Settings) -> float | None:
         return max(0.5, min(int(usec) / 2_000_000, settings.daemon.watchdog_s))
     except ValueError:
         return None
+
+
+class BatchPace:
+    """How many jobs one worker thread claims at once: as many as it runs in about
+    `target_s` seconds, judged from the time its recent jobs took (1 to `most`). Quick
+    documents (a text PDF in a few ms) then share their claim and their two transactions;
+    slow ones (OCR, a second or more) go one by one, so idle workers elsewhere get them."""
+
+    def __init__(self, target_s: float = BATCH_TARGET_S, most: int = BATCH_MAX) -> None:
+        self.target_s, self.most = target_s, most
+        self.per_job_s: float | None = None
+
+    def size(self) -> int:
+        if self.per_job_s is None:
+            return 1
+        return max(1, min(self.most, int(self.target_s / max(self.per_job_s, 1e-4) + 1e-6)))
+
+    def learn(self, elapsed_s: float, jobs: int) -> None:
+        """Record that `jobs` jobs took `elapsed_s` seconds (a moving average)."""
+        per_job = elapsed_s / max(jobs, 1)
+        self.per_job_s = per_job if self.per_job_s is None else (
+            0.7 * self.per_job_s + 0.3 * per_job)
 
 
 class Daemon:
@@ -395,9 +420,11 @@ class Daemon:
     def _work(self) -> None:
         busy = False
         idle_s = IDLE_SQLITE_S if self.db.is_sqlite else IDLE_S
+        pace = BatchPace()
         while not self._stopping.is_set():
             try:
-                claimed = self.queue.claim(self.identity, look_first=not busy)
+                claimed = self.queue.claim(self.identity, limit=pace.size(),
+                                           look_first=not busy)
                 busy = bool(claimed)
             except Exception:
                 log.warning("claiming failed; retrying", exc_info=True)
@@ -407,19 +434,21 @@ class Daemon:
                 if J.jobs_available.wait(idle_s):
                     J.jobs_available.clear()
                 continue
-            job, lease = claimed[0]
             with self._busy_lock:
-                self._busy += 1
+                self._busy += len(claimed)
             started = time.monotonic()
-            outcome = "error"
+            outcomes = ["error"] * len(claimed)
             try:
-                outcome = self.worker.run_job(job, lease)
+                outcomes = self.worker.run_batch(claimed)
             except Exception:
-                log.exception("job %d: unexpected error", lease.job_id)
+                log.exception("jobs %s: unexpected error", [lease.job_id for _, lease in claimed])
             finally:
-                obs.observe_run(outcome, time.monotonic() - started)
+                elapsed = time.monotonic() - started
+                pace.learn(elapsed, len(claimed))
+                for outcome in outcomes:  # each job took the batch's time from claim to end
+                    obs.observe_run(outcome, elapsed)
                 with self._busy_lock:
-                    self._busy -= 1
+                    self._busy -= len(claimed)
 
     def _listen(self) -> None:
         """PostgreSQL: wake idle workers on NOTIFY renamerd_jobs (grants in other processes)."""

@@ -306,12 +306,7 @@ class JobQueue:
         running` (the fence and the write at once), and the same attributes on `job` (the
         caller's copy, returned). Sets updated_at; a final state also sets finished_at and
         clears the lease. Raises LeaseLost (nothing written)."""
-        now = self.now()
-        values["updated_at"] = now
-        if values.get("state") in (*FINAL, PENDING_CREDITS):
-            values.update(lease_owner=None, lease_until=None)
-            if values["state"] in FINAL:
-                values["finished_at"] = now
+        values = self._stamped(values)
         session.flush()
         result = session.connection().execute(
             _FENCED_UPDATE, {"job": lease.job_id, "gen": lease.generation, **values})
@@ -321,6 +316,50 @@ class JobQueue:
             setattr(job, key, value)
         return job
 
+    def live_leases(self, session: Session, leases: Sequence[Lease]) -> set[int]:
+        """`check_lease` for many in one query: the ids of the jobs whose lease still holds,
+        row-locked for this transaction on PostgreSQL (SQLite's write transaction excludes
+        other writers), so `update_fenced_many` on them cannot fail. Never raises LeaseLost."""
+        if not leases:
+            return set()
+        session.flush()
+        rows = session.connection().execute(
+            _LEASES_FOR_UPDATE if self.db.is_postgres else _LEASES,
+            {"jobs": [lease.job_id for lease in leases]})
+        current = {row.id: (row.lease_generation, row.state) for row in rows}
+        return {lease.job_id for lease in leases
+                if current.get(lease.job_id) == (lease.generation, RUNNING)}
+
+    def update_fenced_many(
+        self, session: Session, items: Sequence[tuple[Lease, Job, dict[str, object]]]
+    ) -> None:
+        """`update_fenced(session, lease, job, **values)` for every item, in one statement
+        (every item's values must name the same columns). Check the leases with `live_leases`
+        in the same transaction first: if one was lost anyway this raises LeaseLost and the
+        caller must roll back (the others' rows were written)."""
+        if not items:
+            return
+        stamped = [self._stamped(values) for _, _, values in items]
+        session.flush()
+        result = session.connection().execute(_FENCED_UPDATE, [
+            {"job": lease.job_id, "gen": lease.generation, **values}
+            for (lease, _, _), values in zip(items, stamped, strict=True)])
+        if 0 <= result.rowcount != len(items):  # (-1: the driver cannot tell; leases checked)
+            raise LeaseLost(f"{len(items) - result.rowcount} of jobs "
+                            f"{[lease.job_id for lease, _, _ in items]} lost their lease")
+        for (_, job, _), values in zip(items, stamped, strict=True):
+            for key, value in values.items():
+                setattr(job, key, value)
+
+    def _stamped(self, values: dict[str, object]) -> dict[str, object]:
+        """`values` with updated_at, and for a final state finished_at and no lease."""
+        now = self.now()
+        values = {**values, "updated_at": now}
+        if values.get("state") in (*FINAL, PENDING_CREDITS):
+            values.update(lease_owner=None, lease_until=None)
+            if values["state"] in FINAL:
+                values["finished_at"] = now
+        return values
 
     def finish(
         self, lease: Lease, state: str, *, error: str | None = None,
@@ -460,6 +499,9 @@ _FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
 _CLAIM = update(Job).where(col(Job.id) == bindparam("job"))
 _LEASE = select(Job.lease_generation, Job.state).where(col(Job.id) == bindparam("job"))
 _LEASE_FOR_UPDATE = _LEASE.with_for_update()
+_LEASES = select(Job.id, Job.lease_generation, Job.state).where(
+    col(Job.id).in_(bindparam("jobs", expanding=True)))
+_LEASES_FOR_UPDATE = _LEASES.with_for_update()
 
 
 def wake_pending(session: Session, user_id: str, now: datetime) -> int:

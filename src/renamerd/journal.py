@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -55,12 +55,22 @@ def record_now(
 ) -> None:
     """`record` as one column-level INSERT executed at once in the caller's transaction (no
     ORM object: the daemon writes one per document). Returns nothing."""
-    session.flush()
-    session.connection().execute(_INSERT, {
+    record_now_many(session, [{
         "job_id": job_id, "connection": connection, "file_id": file_id, "old_path": old_path,
-        "new_path": new_path, "new_file_id": new_file_id, "batch": None,
-        "created_at": now or utcnow(),
-    })
+        "new_path": new_path, "new_file_id": new_file_id}], now=now)
+
+
+def record_now_many(
+    session: Session, moves: Sequence[dict[str, object]], *, now: datetime | None = None
+) -> None:
+    """`record_now` for many moves in one INSERT. Each move is a dict with record_now's keys
+    job_id, connection, file_id, old_path, new_path, new_file_id. Returns nothing."""
+    if not moves:
+        return
+    created = now or utcnow()
+    session.flush()
+    session.connection().execute(
+        _INSERT, [{**move, "batch": None, "created_at": created} for move in moves])
 
 
 _INSERT = insert(JournalEntry)

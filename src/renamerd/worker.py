@@ -4,7 +4,10 @@
     name -> ONE transaction: reserve the credit (ref "job:<id>") + record the planned folder and
     name -> move -> ONE transaction: done + commit the charge + journal entry
 
-A job that already has a planned destination (its worker crashed or hit a transient error after
+`run_batch` takes several claimed jobs through the same steps and shares the two transactions
+among them (each job's plan is still written before its move, its completion after it), which
+is what a fast engine (a one-page text PDF in a few ms) needs to not be slowed down by the
+database. A job that already has a planned destination (its worker crashed or hit a transient error after
 planning) is *reconciled* with the provider instead: the file already at the destination: finish;
 still at the source: move it; gone: fail and refund. Every write names the lease it holds, so a
 worker whose lease was taken over cannot finish the job (`LeaseLost`).
@@ -13,16 +16,16 @@ worker whose lease was taken over cannot finish the job (`LeaseLost`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
-import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 from renamerd import jobs as J
 from renamerd.config import ConnectionSettings, Settings
@@ -39,7 +42,7 @@ from renamerd.connector import (
     join_path,
     open_connector,
 )
-from renamerd.credits import Credits, InsufficientCredits
+from renamerd.credits import Credits
 from renamerd.db import Database
 from renamerd.engine.types import (
     DocumentTooLarge,
@@ -48,7 +51,7 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
-from renamerd.journal import record_now as journal_record
+from renamerd.journal import record_now_many as journal_record_many
 from renamerd.models import ConnectionState, Job
 
 log = logging.getLogger("renamerd.worker")
@@ -58,6 +61,9 @@ EngineFn = Callable[[bytes, str, RenameOptions, Any], RenameResult]
 LOST = "lost"
 #: seconds a job waits when its connection was stopped (auth) before it is looked at again
 STOPPED_RETRY_S = 300.0
+#: downloads up to this size stay in memory; larger ones are staged in daemon.state_dir/tmp
+SPOOL_BYTES = 8 * 1024 * 1024
+_T = TypeVar("_T")
 
 
 def default_engine() -> EngineFn:
@@ -236,6 +242,37 @@ class _Ctx:
     beat: Heartbeat
 
 
+@dataclass
+class _Plan:
+    """A fresh job, read and given a destination, not yet recorded."""
+
+    c: _Ctx
+    folder: str
+    folder_id: str
+    name: str
+    wanted: str
+    summary: str
+
+
+_HasJob = TypeVar("_HasJob", _Plan, _Ctx)
+
+
+def _by_owner(items: Iterable[_HasJob]) -> list[tuple[str, list[_HasJob]]]:
+    """`items` grouped by their job's owner, in first-seen order."""
+    groups: dict[str, list[_HasJob]] = {}
+    for item in items:
+        job = item.c.job if isinstance(item, _Plan) else item.job
+        groups.setdefault(job.owner_id, []).append(item)
+    return list(groups.items())
+
+
+def _reraise(err: BaseException) -> Callable[[], NoReturn]:
+    def raise_it() -> NoReturn:
+        raise err
+
+    return raise_it
+
+
 class Worker:
     """Runs claimed jobs. One instance can serve many threads (it keeps no per-job state)."""
 
@@ -279,7 +316,7 @@ class Worker:
             self._engine = default_engine()
         return self._engine
 
-    # -- entry point -----------------------------------------------------------------------
+    # -- entry points ----------------------------------------------------------------------
 
     def run_job(self, job: Job, lease: J.Lease) -> str:
         """Take a claimed job to its next state; return that state (or LOST).
@@ -287,34 +324,74 @@ class Worker:
         Never raises for job trouble: errors become retries, failures or skips. Safe to call
         again for a re-claimed job (a recorded plan is reconciled, not redone).
         """
-        conf = self.pool.config(job.connection)
-        if conf is None:
-            return self._safe(lambda: self.queue.retry_later(
-                lease, f"connection {job.connection!r} is not configured here",
-                retry_after=STOPPED_RETRY_S, count_attempt=False).state)
+        return self.run_batch([(job, lease)])[0]
+
+    def run_batch(self, claimed: list[tuple[Job, J.Lease]]) -> list[str]:
+        """`run_job` for several claimed jobs at once; returns their outcomes in order.
+
+        Each job is downloaded, read and planned on its own; then one transaction records every
+        plan with its credit reservation, the files are moved, and one transaction marks them
+        done with their charges and journal entries. A job's trouble (a provider error, a lost
+        lease, no credits) touches that job only. Same guarantees as `run_job`.
+        """
+        outcomes: dict[int, str] = {}
         interval = max(1.0, self.settings.daemon.lease_s / 3)
-        with self.heartbeats.track(self.queue, lease, interval) as beat:
-            try:
-                connector = self._open(job.connection)
-                ctx = _Ctx(job, lease, conf, connector, beat)
-                if J.planned_path(job) is not None:
-                    return self._reconcile(ctx)
-                return self._fresh(ctx)
-            except J.LeaseLost:
-                log.warning("job %d: lease lost to another worker; dropping it", lease.job_id)
-                return LOST
-            except AuthError as err:
-                stop_connection(self.db, job.connection, str(err))
-                self.pool.drop(job.connection)
-                return self._retry(lease, f"connection stopped: {err}", STOPPED_RETRY_S, False)
-            except TransientError as err:
-                self.pool.drop(job.connection)
-                return self._retry(lease, f"provider: {err}", err.retry_after)
-            except ConnectorError as err:
-                return self._retry(lease, f"provider: {type(err).__name__}: {err}", None)
-            except Exception as err:  # engine bugs, provider outages of the LLM...
-                log.warning("job %d: %s", lease.job_id, type(err).__name__, exc_info=True)
-                return self._retry(lease, f"{type(err).__name__}: {err}"[:500], None)
+        with contextlib.ExitStack() as stack:
+            ctxs: list[tuple[Job, J.Lease, ConnectionSettings, Heartbeat]] = []
+            for job, lease in claimed:
+                conf = self.pool.config(job.connection)
+                if conf is None:
+                    outcomes[lease.job_id] = self._safe(functools.partial(
+                        self._not_here, job, lease))
+                    continue
+                beat = stack.enter_context(self.heartbeats.track(self.queue, lease, interval))
+                ctxs.append((job, lease, conf, beat))
+            planned: list[_Plan] = []
+            taken: dict[str, list[str]] = {}  # names planned in this batch, per folder
+            for job, lease, conf, beat in ctxs:
+                got = self._guarded(job, lease, functools.partial(
+                    self._prepare, job, lease, conf, beat, taken))
+                if isinstance(got, _Plan):
+                    planned.append(got)
+                    taken.setdefault(got.folder, []).append(got.name)
+                else:
+                    outcomes[lease.job_id] = got
+            moved: list[tuple[_Ctx, RemoteFile]] = []
+            for plan in self._record_plans(planned, outcomes):
+                c = plan.c
+                done = self._guarded(c.job, c.lease, functools.partial(
+                    self._move_file, c, plan.folder_id, plan.folder, plan.name, plan.wanted))
+                if isinstance(done, RemoteFile):
+                    moved.append((c, done))
+                else:
+                    outcomes[c.lease.job_id] = done
+            self._complete_all(moved, outcomes)
+        return [outcomes.get(lease.job_id, LOST) for _, lease in claimed]
+
+    def _not_here(self, job: Job, lease: J.Lease) -> str:
+        return self.queue.retry_later(
+            lease, f"connection {job.connection!r} is not configured here",
+            retry_after=STOPPED_RETRY_S, count_attempt=False).state
+
+    def _guarded(self, job: Job, lease: J.Lease, step: Callable[[], _T]) -> _T | str:
+        """`step()`, with every error turned into the job's next state (retry, stop, lost)."""
+        try:
+            return step()
+        except J.LeaseLost:
+            log.warning("job %d: lease lost to another worker; dropping it", lease.job_id)
+            return LOST
+        except AuthError as err:
+            stop_connection(self.db, job.connection, str(err))
+            self.pool.drop(job.connection)
+            return self._retry(lease, f"connection stopped: {err}", STOPPED_RETRY_S, False)
+        except TransientError as err:
+            self.pool.drop(job.connection)
+            return self._retry(lease, f"provider: {err}", err.retry_after)
+        except ConnectorError as err:
+            return self._retry(lease, f"provider: {type(err).__name__}: {err}", None)
+        except Exception as err:  # engine bugs, provider outages of the LLM...
+            log.warning("job %d: %s", lease.job_id, type(err).__name__, exc_info=True)
+            return self._retry(lease, f"{type(err).__name__}: {err}"[:500], None)
 
     def _open(self, name: str) -> Connector:
         """The connector, or AuthError when it cannot be opened for good (bad options, an
@@ -343,8 +420,14 @@ class Worker:
 
     # -- a job seen for the first time -----------------------------------------------------
 
-    def _fresh(self, c: _Ctx) -> str:
-        job = c.job
+    def _prepare(self, job: Job, lease: J.Lease, conf: ConnectionSettings, beat: Heartbeat,
+                 taken: dict[str, list[str]]) -> _Plan | str:
+        """Up to the plan: a recorded plan is reconciled at once (returns the outcome); a fresh
+        job is downloaded, read and given a free destination name (returns the _Plan), or
+        skipped (returns the outcome). Raises like the connector and the engine."""
+        c = _Ctx(job, lease, conf, self._open(job.connection), beat)
+        if J.planned_path(job) is not None:
+            return self._reconcile(c)
         if self.credits.enabled and job.owner_id in self._broke:
             # the last reservation for this owner failed: check before downloading and reading
             if self.credits.balance(job.owner_id) <= 0:
@@ -354,65 +437,97 @@ class Worker:
         if isinstance(data, str):
             return data
         options = RenameOptions(
-            strategy=c.conf.strategy, template_mode=c.conf.template_mode,
-            custom_template=c.conf.custom_template, template_id=c.conf.template_id,
-            language=c.conf.language,
+            strategy=conf.strategy, template_mode=conf.template_mode,
+            custom_template=conf.custom_template, template_id=conf.template_id,
+            language=conf.language,
         )
         try:
             result = self.engine(data, job.name, options, self.settings.engine_config())
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
         del data
-        c.beat.check()
-        folder = _join_folder(c.conf.target_root, result.folder_path)
+        beat.check()
+        folder = _join_folder(conf.target_root, result.folder_path)
         folder_id = c.connector.ensure_folder(folder)
-        name = free_name(c.connector, folder, result.suggested_filename)
-        ref = J.charge_ref(c.lease.job_id)
-        pending: Job | None = None
-        with self.db.write_session() as s:
-            self.queue.check_lease(s, c.lease)
-            try:
-                self.credits.reserve(job.owner_id, ref, session=s)
-            except InsufficientCredits:
-                self._broke.add(job.owner_id)
-                pending = self.queue.update_fenced(s, c.lease, job, state=J.PENDING_CREDITS,
-                                                   error="insufficient credits")
-            else:  # the plan, in the reservation's transaction
-                self.queue.update_fenced(
-                    s, c.lease, job, planned_folder=folder, planned_name=name, charge_ref=ref,
-                    result=json.dumps(_result_summary(result)),
-                )
-        if pending is not None:
-            J.emit(pending, J.RUNNING, J.PENDING_CREDITS)
-            return J.PENDING_CREDITS
-        return self._move(c, folder_id, folder, name, result.suggested_filename)
+        name = free_name(c.connector, folder, result.suggested_filename,
+                         skip=taken.get(folder, ()))
+        return _Plan(c, folder, folder_id, name, result.suggested_filename,
+                     json.dumps(_result_summary(result)))
+
+    def _record_plans(self, plans: list[_Plan], outcomes: dict[int, str]) -> list[_Plan]:
+        """In ONE transaction: reserve each plan's credit and record its planned destination,
+        or park the job as pending_credits when its owner has none left. Returns the plans to
+        move; the others' outcomes go to `outcomes`. Nothing is written when it fails."""
+        if not plans:
+            return []
+        try:
+            with self.db.write_session() as s:
+                live = self.queue.live_leases(s, [p.c.lease for p in plans])
+                refused: set[str] = set()
+                for owner, mine in _by_owner(p for p in plans if p.c.lease.job_id in live):
+                    refused.update(self.credits.reserve_many(
+                        owner, [J.charge_ref(p.c.lease.job_id) for p in mine], session=s))
+                ready = [p for p in plans if p.c.lease.job_id in live
+                         and J.charge_ref(p.c.lease.job_id) not in refused]
+                pending = [p for p in plans if J.charge_ref(p.c.lease.job_id) in refused]
+                self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
+                    "planned_folder": p.folder, "planned_name": p.name,
+                    "charge_ref": J.charge_ref(p.c.lease.job_id), "result": p.summary,
+                }) for p in ready])
+                self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
+                    "state": J.PENDING_CREDITS, "error": "insufficient credits"})
+                    for p in pending])
+        except Exception as err:  # rolled back: every job is retried
+            for p in plans:
+                outcomes[p.c.lease.job_id] = self._guarded(p.c.job, p.c.lease, _reraise(err))
+            return []
+        for p in plans:
+            if p.c.lease.job_id not in live:
+                log.warning("job %d: lease lost to another worker; dropping it", p.c.lease.job_id)
+                outcomes[p.c.lease.job_id] = LOST
+        for p in pending:
+            self._broke.add(p.c.job.owner_id)
+            J.emit(p.c.job, J.RUNNING, J.PENDING_CREDITS)
+            outcomes[p.c.lease.job_id] = J.PENDING_CREDITS
+        return ready
 
     def _download(self, c: _Ctx) -> bytes | str:
+        """The file's bytes (staged in memory, or in daemon.state_dir/tmp above a few MB), or
+        the outcome when it is too large or gone."""
         cap = self.settings.limits.max_upload_bytes
-        fd, tmp = tempfile.mkstemp(prefix=f"job{c.lease.job_id}-", dir=self.tmp_dir)
-        try:
-            with os.fdopen(fd, "w+b") as fh:
-                try:
-                    c.connector.download(c.job.file_id, fh, cap)
-                except TooLarge:
-                    return self._finish(c, J.SKIPPED,
-                                        error=f"too large: over {cap // (1024 * 1024)} MB")
-                except NotFound:
-                    return self._finish(c, J.SKIPPED, error="the file no longer exists")
-                fh.seek(0)
-                return fh.read()
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b",
+                                           prefix=f"job{c.lease.job_id}-",
+                                           dir=str(self.tmp_dir)) as fh:
+            try:
+                c.connector.download(c.job.file_id, fh, cap)  # type: ignore[arg-type]
+            except TooLarge:
+                return self._finish(c, J.SKIPPED,
+                                    error=f"too large: over {cap // (1024 * 1024)} MB")
+            except NotFound:
+                return self._finish(c, J.SKIPPED, error="the file no longer exists")
+            fh.seek(0)
+            return fh.read()
 
     # -- moving and finishing --------------------------------------------------------------
 
     def _move(self, c: _Ctx, folder_id: str, folder: str, name: str, wanted: str) -> str:
+        moved = self._move_file(c, folder_id, folder, name, wanted)
+        return moved if isinstance(moved, str) else self._complete(c, moved)
+
+    def _complete(self, c: _Ctx, moved: RemoteFile) -> str:
+        outcomes: dict[int, str] = {}
+        self._complete_all([(c, moved)], outcomes)
+        return outcomes[c.lease.job_id]
+
+    def _move_file(self, c: _Ctx, folder_id: str, folder: str, name: str,
+                   wanted: str) -> RemoteFile | str:
+        """Move the planned job's file; on a name clash, plan the next free name and retry.
+        Returns where the file now is, or the outcome when reconciling decided otherwise."""
         clashed: list[str] = []
         for _ in range(10):
             c.beat.check()
             try:
-                moved = c.connector.move(c.job.file_id, folder_id, name)
+                return c.connector.move(c.job.file_id, folder_id, name)
             except Conflict:
                 clashed.append(name)
                 name = free_name(c.connector, folder, wanted, skip=clashed)
@@ -422,24 +537,40 @@ class Worker:
                 continue
             except NotFound:
                 return self._reconcile(c, after_move_error=True)
-            return self._complete(c, moved)
         raise TransientError(f"names in {folder!r} kept being taken")
 
-    def _complete(self, c: _Ctx, moved: RemoteFile) -> str:
-        job = c.job
-        with self.db.write_session() as s:  # fenced: nothing is written if the lease is gone
-            done = self.queue.update_fenced(
-                s, c.lease, job, state=J.DONE, error=None, dest_path=moved.path,
-                dest_file_id=moved.id,
-            )
-            if done.charge_ref:
-                self.credits.commit(job.owner_id, done.charge_ref, session=s)
-            journal_record(
-                s, connection=job.connection, file_id=job.file_id, old_path=job.source_path,
-                new_path=moved.path, new_file_id=moved.id, job_id=job.id,
-            )
-        J.emit(done, J.RUNNING, J.DONE, duration_s=time.time() - done.created_at.timestamp())
-        return J.DONE
+    def _complete_all(self, moved: list[tuple[_Ctx, RemoteFile]], outcomes: dict[int, str]) -> None:
+        """In ONE transaction: each moved job done (fenced: nothing is written for a job whose
+        lease is gone), its charge committed, its move journaled. Nothing is written when it
+        fails; the jobs are then retried and their next claim finds the files moved."""
+        if not moved:
+            return
+        try:
+            with self.db.write_session() as s:
+                live = self.queue.live_leases(s, [c.lease for c, _ in moved])
+                done = [(c, m) for c, m in moved if c.lease.job_id in live]
+                self.queue.update_fenced_many(s, [(c.lease, c.job, {
+                    "state": J.DONE, "error": None, "dest_path": m.path, "dest_file_id": m.id,
+                }) for c, m in done])
+                for owner, mine in _by_owner(c for c, _ in done):
+                    self.credits.commit_many(
+                        owner, [c.job.charge_ref for c in mine if c.job.charge_ref], session=s)
+                journal_record_many(s, [{
+                    "job_id": c.job.id, "connection": c.job.connection,
+                    "file_id": c.job.file_id, "old_path": c.job.source_path,
+                    "new_path": m.path, "new_file_id": m.id} for c, m in done])
+        except Exception as err:  # rolled back: the next claim reconciles (moved: done)
+            for c, _m in moved:
+                outcomes[c.lease.job_id] = self._guarded(c.job, c.lease, _reraise(err))
+            return
+        now = time.time()
+        for c, _m in moved:
+            if c.lease.job_id not in live:
+                log.warning("job %d: lease lost to another worker; dropping it", c.lease.job_id)
+                outcomes[c.lease.job_id] = LOST
+        for c, _m in done:
+            J.emit(c.job, J.RUNNING, J.DONE, duration_s=now - c.job.created_at.timestamp())
+            outcomes[c.lease.job_id] = J.DONE
 
     def _finish(self, c: _Ctx, state: str, *, error: str | None = None, refund: bool = False) -> str:
         with self.db.write_session() as s:

@@ -39,7 +39,7 @@ class Rig:
         return len(self.queue.enqueue_many("mem", self.owner.id, changes.files))
 
     def run_all(self, owner: str = "w1") -> list[str]:
-        out = []
+        out: list[str] = []
         while True:
             claimed = self.queue.claim(owner)
             if not claimed:
