@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, or_, text, update
+from sqlalchemy import and_, bindparam, insert, or_, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
@@ -198,9 +198,13 @@ class JobQueue:
         ]
         if not fresh:
             return []
-        try:  # all at once: the poll lease makes a concurrent insert rare
+        try:  # all at once, one INSERT: the poll lease makes a concurrent insert rare
             with session.begin_nested():
-                session.add_all(fresh)
+                session.flush()
+                ids = session.connection().execute(
+                    _INSERT_JOBS, [_job_row(job) for job in fresh]).scalars().all()
+            for job, job_id in zip(fresh, ids, strict=True):
+                job.id = job_id
             return fresh
         except IntegrityError:
             pass
@@ -249,19 +253,20 @@ class JobQueue:
                 select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))
                 .limit(limit).with_for_update(skip_locked=True)
             )
-            conn = s.connection()
-            for job in s.exec(query).all():
-                old = job.state
+            jobs = s.exec(query).all()
+            if jobs:
+                # one column-level UPDATE (the rows are ours under the write lock / row locks);
+                # the loaded copies take the values as committed: the session has nothing to flush
+                s.connection().execute(_CLAIM, {
+                    "jobs": [job.id for job in jobs], "owner": owner, "until": until, "now": now})
+            for job in jobs:
+                old_states[job.id or 0] = job.state
                 values = {"state": RUNNING, "lease_owner": owner, "lease_until": until,
                           "lease_generation": job.lease_generation + 1,
                           "attempts": job.attempts + 1, "updated_at": now}
-                # a column-level UPDATE (the row is ours under the write lock / row lock); the
-                # loaded copy takes the values as committed, so the session has nothing to flush
-                conn.execute(_CLAIM, {"job": job.id, **values})
                 for key, value in values.items():
                     set_committed_value(job, key, value)
                 out.append((job, Lease(job.id or 0, owner, job.lease_generation)))
-                old_states[job.id or 0] = old
         for job, lease in out:
             old = old_states.get(lease.job_id, QUEUED)
             emit(job, old, RUNNING, attempt=job.attempts,
@@ -488,6 +493,16 @@ class JobQueue:
         jobs_available.set()
 
 
+_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_path", "name", "size",
+                "state", "attempts", "lease_generation", "next_attempt_at", "created_at",
+                "updated_at")
+_INSERT_JOBS = insert(Job).returning(col(Job.id), sort_by_parameter_order=True)
+
+
+def _job_row(job: Job) -> dict[str, object]:
+    return {key: getattr(job, key) for key in _JOB_COLUMNS}
+
+
 _CLAIMABLE_PROBE = select(Job.id).where(or_(
     and_(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now")),
     and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
@@ -496,7 +511,10 @@ _CLAIMABLE_PROBE = select(Job.id).where(or_(
 _FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
                                    col(Job.lease_generation) == bindparam("gen"),
                                    col(Job.state) == RUNNING)
-_CLAIM = update(Job).where(col(Job.id) == bindparam("job"))
+_CLAIM = update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
+    state=RUNNING, lease_owner=bindparam("owner"), lease_until=bindparam("until"),
+    lease_generation=col(Job.lease_generation) + 1, attempts=col(Job.attempts) + 1,
+    updated_at=bindparam("now"))
 _LEASE = select(Job.lease_generation, Job.state).where(col(Job.id) == bindparam("job"))
 _LEASE_FOR_UPDATE = _LEASE.with_for_update()
 _LEASES = select(Job.id, Job.lease_generation, Job.state).where(

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -243,6 +243,15 @@ class _Ctx:
 
 
 @dataclass
+class _Batch:
+    """What the jobs of one batch share before their plans are recorded, per (connection,
+    folder): the folders ensured, and the names planned (so two jobs never plan one name)."""
+
+    folders: dict[tuple[str, str], str] = field(default_factory=dict)
+    taken: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+
+
+@dataclass
 class _Plan:
     """A fresh job, read and given a destination, not yet recorded."""
 
@@ -347,13 +356,13 @@ class Worker:
                 beat = stack.enter_context(self.heartbeats.track(self.queue, lease, interval))
                 ctxs.append((job, lease, conf, beat))
             planned: list[_Plan] = []
-            taken: dict[str, list[str]] = {}  # names planned in this batch, per folder
+            batch = _Batch()
             for job, lease, conf, beat in ctxs:
                 got = self._guarded(job, lease, functools.partial(
-                    self._prepare, job, lease, conf, beat, taken))
+                    self._prepare, job, lease, conf, beat, batch))
                 if isinstance(got, _Plan):
                     planned.append(got)
-                    taken.setdefault(got.folder, []).append(got.name)
+                    batch.taken.setdefault((job.connection, got.folder), []).append(got.name)
                 else:
                     outcomes[lease.job_id] = got
             moved: list[tuple[_Ctx, RemoteFile]] = []
@@ -421,7 +430,7 @@ class Worker:
     # -- a job seen for the first time -----------------------------------------------------
 
     def _prepare(self, job: Job, lease: J.Lease, conf: ConnectionSettings, beat: Heartbeat,
-                 taken: dict[str, list[str]]) -> _Plan | str:
+                 batch: _Batch) -> _Plan | str:
         """Up to the plan: a recorded plan is reconciled at once (returns the outcome); a fresh
         job is downloaded, read and given a free destination name (returns the _Plan), or
         skipped (returns the outcome). Raises like the connector and the engine."""
@@ -448,10 +457,12 @@ class Worker:
         del data
         beat.check()
         folder = _join_folder(conf.target_root, result.folder_path)
-        folder_id = c.connector.ensure_folder(folder)
+        key = (job.connection, folder)
+        if key not in batch.folders:
+            batch.folders[key] = c.connector.ensure_folder(folder)
         name = free_name(c.connector, folder, result.suggested_filename,
-                         skip=taken.get(folder, ()))
-        return _Plan(c, folder, folder_id, name, result.suggested_filename,
+                         skip=batch.taken.get(key, ()))
+        return _Plan(c, folder, batch.folders[key], name, result.suggested_filename,
                      json.dumps(_result_summary(result)))
 
     def _record_plans(self, plans: list[_Plan], outcomes: dict[int, str]) -> list[_Plan]:
