@@ -256,6 +256,11 @@ def make_docx(paragraphs: Sequence[str], *, header: Sequence[str] = (),
         "[Content_Types].xml": _CT.format(
             '<Override PartName="/word/document.xml" ContentType="application/vnd.openxml'
             'formats-officedocument.wordprocessingml.document.main+xml"/>'),
+        # the package's relationship to its main part, which LibreOffice needs to open the file
+        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas'
+                       '.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+                       'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                       'officeDocument" Target="word/document.xml"/></Relationships>',
         "word/document.xml": f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{_W}">'
                              f"<w:body>{_w_paragraphs(paragraphs, page_break_before)}</w:body>"
                              "</w:document>",
