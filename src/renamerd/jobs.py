@@ -238,10 +238,6 @@ class JobQueue:
         """
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
-        claimable = or_(
-            and_(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= now),
-            and_(col(Job.state) == RUNNING, col(Job.lease_until) < now),
-        )
         out: list[tuple[Job, Lease]] = []
         old_states: dict[int, str] = {}
         if look_first:  # an idle queue costs one prepared read, not a write lock
@@ -249,11 +245,7 @@ class JobQueue:
                 if conn.execute(_CLAIMABLE_PROBE, {"now": now}).first() is None:
                     return out
         with self.db.write_session() as s:
-            query = (
-                select(Job).where(claimable).order_by(col(Job.next_attempt_at), col(Job.id))
-                .limit(limit).with_for_update(skip_locked=True)
-            )
-            jobs = s.exec(query).all()
+            jobs = s.execute(_CLAIMABLE, {"now": now, "limit": limit}).scalars().all()
             if jobs:
                 # one column-level UPDATE (the rows are ours under the write lock / row locks);
                 # the loaded copies take the values as committed: the session has nothing to flush
@@ -503,10 +495,13 @@ def _job_row(job: Job) -> dict[str, object]:
     return {key: getattr(job, key) for key in _JOB_COLUMNS}
 
 
-_CLAIMABLE_PROBE = select(Job.id).where(or_(
+_DUE = or_(  # queued and due, or running with a lease that ran out (its worker died)
     and_(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now")),
     and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
-)).limit(1)
+)
+_CLAIMABLE_PROBE = select(Job.id).where(_DUE).limit(1)
+_CLAIMABLE = (select(Job).where(_DUE).order_by(col(Job.next_attempt_at), col(Job.id))
+              .limit(bindparam("limit")).with_for_update(skip_locked=True))
 #: UPDATE of the running job under a lease; the columns set are the parameters given
 _FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
                                    col(Job.lease_generation) == bindparam("gen"),
