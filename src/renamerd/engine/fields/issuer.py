@@ -258,11 +258,14 @@ def _domains(doc: Doc) -> list[str]:
     out: list[str] = []
     if "@" not in doc.text and "www" not in doc.folded and "http" not in doc.folded:
         return out
-    for m in _DOMAIN.finditer(doc.text):
-        parts = m.group(1).lower().split(".")
-        label = parts[-1] if parts else ""
-        if label and label not in _GENERIC_DOMAINS and len(label) >= 3:
-            out.append(label)
+    for line in doc.lines:  # (an address never spans lines: only lines that may hold one)
+        if "@" not in line.text and "www" not in line.folded and "http" not in line.folded:
+            continue
+        for m in _DOMAIN.finditer(line.text):
+            parts = m.group(1).lower().split(".")
+            label = parts[-1] if parts else ""
+            if label and label not in _GENERIC_DOMAINS and len(label) >= 3:
+                out.append(label)
     return out
 
 
@@ -442,7 +445,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     skip, sender_line = _recipient_lines(doc, rec)
     domains = _domains(doc)
     n = len(doc.lines)
-    reg_lines = {ln.index for ln in doc.lines if registration.search(ln.folded)}
+    # (one pass over the text: a label never spans lines)
+    reg_lines = {doc.line_at(m.start()).index for m in registration.finditer(doc.folded)}
     all_keys = _KEY_LINES.sub("", doc.folded)  # _key() of every line, one per line
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     rank: dict[int, int] = {}
