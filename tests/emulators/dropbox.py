@@ -527,7 +527,10 @@ def create_app(account: DropboxAccount) -> Starlette:
                 changes = account.changed_since(state)
             if changes or time.monotonic() >= deadline:
                 break
-            await asyncio.sleep(0.02)
+            try:
+                await asyncio.sleep(0.02)
+            except asyncio.CancelledError:  # the server stops while a client's wait ran out
+                break
         out: dict[str, Any] = {"changes": changes}
         if account.longpoll_backoff is not None:
             out["backoff"] = account.longpoll_backoff
