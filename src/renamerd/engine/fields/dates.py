@@ -120,6 +120,10 @@ def ocr_date_tokens(folded: str) -> str:
         whole = m.group(0)
         if sum(ch.isdigit() for ch in whole) < 5:
             return whole
+        middle = m.group(3)
+        if (middle.isdigit() and m.group(1).isdigit() and m.group(4).isdigit()
+                and not (len(middle) == 2 and middle[0] in "689")):
+            return whole  # a plain date: nothing to repair
         a, sep, b, c = (m.group(1).translate(_OCR_TOKEN_DIGITS), m.group(2),
                         m.group(3).translate(_OCR_TOKEN_DIGITS),
                         m.group(4).translate(_OCR_TOKEN_DIGITS))
