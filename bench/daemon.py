@@ -95,7 +95,7 @@ def daemon_rate(docs: list[bytes], processes: int, ext: str = ".pdf") -> tuple[f
             daemon={"workers": 1, "lease_s": 60},
             connections=[{"name": "inbox", "provider": "local", "owner": "b@example.com",
                           "watch": str(inbox), "target": str(tmp / "library"),
-                          "strategy": "by_date_type", "poll_seconds": 0.2,
+                          "strategy": "by_date_type", "poll_seconds": 30,
                           "options": {"stable_checks": 1}}],
         )
         db = Database(db_url)

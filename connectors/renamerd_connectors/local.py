@@ -10,6 +10,13 @@ Options (all optional):
   on this many looks in a row (scanners and network copies write slowly). 1 reports at once.
 - ``ignore`` (list of glob patterns): names skipped besides the built-in ones: dotfiles,
   ``~$*`` (office lock files), ``*.part``, ``*.crdownload``, ``*.tmp``.
+- ``inotify`` (bool, default true): on Linux, wait for files with inotify
+  (`wait_for_changes`): a new file is picked up as soon as it is written instead of at the
+  next poll, and an idle folder is not listed between polls. The daemon still looks at the
+  whole folder every ``poll_seconds`` (at most 30 s), which catches what inotify cannot see
+  (changes made by another machine to a network mount). False: look every ``poll_seconds``.
+- ``settle_seconds`` (number, default 2): with inotify, how long a file seen but not yet
+  settled (``stable_checks`` above 1) waits before the next look.
 
 The cursor is JSON: the watched folder, the recursive flag and, per file below it, its size,
 mtime and how many looks it has been stable for. It grows with the number of files sitting in
@@ -37,6 +44,7 @@ import re
 import secrets
 import shutil
 import stat as stat_mod
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -50,6 +58,7 @@ from renamerd.connector import (
     RemoteFile,
     iter_chunks,
 )
+from renamerd_connectors.local_watch import FolderWatch, WatchUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +179,17 @@ class LocalConnector:
             raise ConfigError("local: ignore must be a list of glob patterns")
         self.ignore = DEFAULT_IGNORE + tuple(extra)
         self._ignore_re = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in self.ignore))
-        unknown = set(options) - {"stable_checks", "ignore"}
+        try:
+            self.settle_s = float(options.get("settle_seconds", 2.0))
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"local: settle_seconds must be a number: {err}") from err
+        if self.settle_s < 0:
+            raise ConfigError("local: settle_seconds must not be negative")
+        self.inotify = bool(options.get("inotify", True))
+        self._watch: FolderWatch | None = None
+        self._watch_key: tuple[str, bool] | None = None
+        self._watch_seen: FolderWatch | None = None
+        unknown = set(options) - {"stable_checks", "ignore", "settle_seconds", "inotify"}
         if unknown:
             raise ConfigError(f"local: unknown option(s) {', '.join(sorted(unknown))}")
         self.name = name
@@ -246,6 +265,45 @@ class LocalConnector:
             ensure_ascii=False,
         )
         return Changes(files, new_cursor, reset=reset)
+
+    def wait_for_changes(self, cursor: str, timeout_s: float) -> bool:
+        """See `Connector.wait_for_changes`: block until a file arrives in the cursor's folder
+        or is written there (inotify), at most `timeout_s`. While files the cursor saw are still
+        settling, wait at most `settle_seconds`. Returns True every time: a quiet timeout still
+        calls for a full look (inotify cannot see what another machine does to a network
+        mount). Without inotify it just sleeps. Read-only; safe to repeat."""
+        try:
+            data = json.loads(cursor)
+            watch, recursive, files = str(data["w"]), bool(data["r"]), data["f"]
+        except (ValueError, KeyError, TypeError):
+            return True
+        if any(v[2] < self.stable_checks for v in files.values()):
+            timeout_s = min(timeout_s, self.settle_s)
+        watcher = self._watcher(watch, recursive)
+        if watcher is None:
+            time.sleep(max(timeout_s, 0.0))
+            return True
+        if watcher is not self._watch_seen:  # new watch: a file may have come before it
+            self._watch_seen = watcher
+            return True
+        watcher.wait(timeout_s)
+        return True
+
+    def _watcher(self, watch: str, recursive: bool) -> FolderWatch | None:
+        """The inotify watch of `watch` (made on first use), or None without inotify."""
+        if not self.inotify:
+            return None
+        if self._watch is not None and self._watch_key == (watch, recursive):
+            return self._watch
+        self.close()
+        try:
+            self._watch = FolderWatch(watch, recursive, self.ignored)
+        except WatchUnavailable as err:
+            log.warning("local %s: %s; looking at the folder on a timer", self.name, err)
+            self.inotify = False
+            return None
+        self._watch_key = (watch, recursive)
+        return self._watch
 
     def _load_cursor(
         self, cursor: str | None, watch: str, recursive: bool
@@ -413,4 +471,7 @@ class LocalConnector:
         return _remote(dest, st)
 
     def close(self) -> None:
-        """Nothing to release. Safe to call twice."""
+        """Stop watching the folder (inotify). Safe to call twice."""
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
