@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import logging
 import tempfile
@@ -315,6 +316,11 @@ class Worker:
                 continue
         return removed
 
+    @functools.cached_property
+    def engine_config(self) -> Any:
+        """The engine's configuration, built once (as the API does at start)."""
+        return self.settings.engine_config()
+
     @property
     def uses_default_engine(self) -> bool:
         return self._engine is None or self._engine is default_engine()
@@ -451,7 +457,7 @@ class Worker:
             language=conf.language,
         )
         try:
-            result = self.engine(data, job.name, options, self.settings.engine_config())
+            result = self.engine(data, job.name, options, self.engine_config)
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
         del data
@@ -506,9 +512,10 @@ class Worker:
         """The file's bytes (staged in memory, or in daemon.state_dir/tmp above a few MB), or
         the outcome when it is too large or gone."""
         cap = self.settings.limits.max_upload_bytes
-        with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, mode="w+b",
-                                           prefix=f"job{c.lease.job_id}-",
-                                           dir=str(self.tmp_dir)) as fh:
+        small = 0 < c.job.size < SPOOL_BYTES // 2  # known small: no spooling wrapper needed
+        with (io.BytesIO() if small else tempfile.SpooledTemporaryFile(
+                max_size=SPOOL_BYTES, mode="w+b", prefix=f"job{c.lease.job_id}-",
+                dir=str(self.tmp_dir))) as fh:
             try:
                 c.connector.download(c.job.file_id, fh, cap)  # type: ignore[arg-type]
             except TooLarge:
