@@ -83,6 +83,17 @@ def _remote(path: str, st: os.stat_result) -> RemoteFile:
     return _remote_of(path, st.st_size, st.st_mtime_ns)
 
 
+def _number(options: dict[str, Any], key: str, default: float, *, least: float) -> float:
+    """Option `key` as a number of at least `least`; ConfigError otherwise."""
+    try:
+        value = float(options.get(key, default))
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"local: {key} must be a number: {err}") from err
+    if value < least:
+        raise ConfigError(f"local: {key} must be at least {least:g}")
+    return value
+
+
 def _fsync_dir(path: str) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -168,23 +179,13 @@ class LocalConnector:
     case_insensitive = False
 
     def __init__(self, options: dict[str, Any], *, name: str = "local", state_dir: str = "") -> None:
-        try:
-            self.stable_checks = int(options.get("stable_checks", 2))
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"local: stable_checks must be a number: {err}") from err
-        if self.stable_checks < 1:
-            raise ConfigError("local: stable_checks must be at least 1")
+        self.stable_checks = int(_number(options, "stable_checks", 2, least=1))
         extra = options.get("ignore", [])
         if isinstance(extra, str) or not all(isinstance(x, str) for x in extra):
             raise ConfigError("local: ignore must be a list of glob patterns")
         self.ignore = DEFAULT_IGNORE + tuple(extra)
         self._ignore_re = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in self.ignore))
-        try:
-            self.settle_s = float(options.get("settle_seconds", 2.0))
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"local: settle_seconds must be a number: {err}") from err
-        if self.settle_s < 0:
-            raise ConfigError("local: settle_seconds must not be negative")
+        self.settle_s = _number(options, "settle_seconds", 2.0, least=0)
         self.inotify = bool(options.get("inotify", True))
         self._watch: FolderWatch | None = None
         self._watch_key: tuple[str, bool] | None = None
