@@ -56,6 +56,12 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if rename_fn is None:  # the first requests are not slower than the rest
+            import anyio
+
+            from renamerd.engine import warm_up
+
+            await anyio.to_thread.run_sync(warm_up)
         try:
             yield
         finally:
