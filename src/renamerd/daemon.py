@@ -39,6 +39,7 @@ from renamerd.config import ConnectionSettings, Settings
 from renamerd.connector import AuthError, Connector, ConnectorError, TransientError
 from renamerd.db import Database
 from renamerd.models import ConnectionState, utcnow
+from renamerd.startup import prepare_long_running
 from renamerd.worker import ConnectorPool, EngineFn, Worker, stop_connection
 
 log = logging.getLogger("renamerd.daemon")
@@ -163,9 +164,7 @@ class Daemon:
         if self.worker.clean_tmp():
             log.info("removed staged downloads left by a killed process")
         if self.n_workers and self.worker.uses_default_engine:
-            from renamerd.engine import warm_up
-
-            log.debug("engine warmed up in %.2fs", warm_up())
+            log.debug("engine warmed up in %.2fs", prepare_long_running())
         if self.poll_enabled:
             for conf in self.settings.connections:
                 if conf.enabled and _long_polls(conf):

@@ -59,9 +59,9 @@ def create_app(
         if rename_fn is None:  # the first requests are not slower than the rest
             import anyio
 
-            from renamerd.engine import warm_up
+            from renamerd.startup import prepare_long_running
 
-            await anyio.to_thread.run_sync(warm_up)
+            await anyio.to_thread.run_sync(prepare_long_running)
         try:
             yield
         finally:
