@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Row
 from sqlmodel import Session, col, select
 
 from renamerd.config import CreditsSettings
@@ -186,32 +187,12 @@ class Credits:
         # work cost several times the queries themselves.
         conn = _connection(session)
         _lock_user_row(conn, self.db.is_postgres, user_id)
-        now = self.now()
-        found = conn.execute(_CHARGE_OF, {"u": user_id, "r": ref}).first()
-        if found is not None and found.state in ("reserved", "charged"):
-            return Charge(ref=ref, state=found.state, amount=found.amount)
-        lots = conn.execute(_OPEN_LOTS, {"u": user_id, "now": now}).all()
-        if sum(lot.remaining for lot in lots) < amount:
+        found, refused = self._take(conn, user_id, [(ref, amount)])
+        old = found.get(ref)
+        if old is not None and old.state in ("reserved", "charged"):
+            return Charge(ref=ref, state=old.state, amount=old.amount)
+        if refused:
             raise InsufficientCredits("insufficient credits")
-        need = amount
-        first_lot: int | None = None
-        ledger: list[dict[str, object]] = []
-        for lot in lots:
-            if need == 0:
-                break
-            take = min(need, lot.remaining)
-            need -= take
-            first_lot = first_lot or lot.id
-            conn.execute(_TAKE_FROM_LOT, {"lot": lot.id, "take": take})
-            ledger.append({"user_id": user_id, "lot_id": lot.id, "delta": -take,
-                           "kind": "consume", "reason": "", "ref": ref, "created_at": now})
-        conn.execute(_INSERT_LEDGER, ledger)
-        values = {"state": "reserved", "amount": amount, "lot_id": first_lot, "updated_at": now}
-        if found is None:
-            conn.execute(_INSERT_CHARGE, {"user_id": user_id, "ref": ref, "created_at": now,
-                                          **values})
-        else:  # refunded before: reserved again
-            conn.execute(_SET_CHARGE, {"charge": found.id, **values})
         return Charge(ref=ref, state="reserved", amount=amount)
 
     def reserve_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> list[str]:
@@ -223,9 +204,17 @@ class Credits:
             return []
         conn = _connection(session)
         _lock_user_row(conn, self.db.is_postgres, user_id)
+        return self._take(conn, user_id, [(ref, 1) for ref in refs])[1]
+
+    def _take(self, conn: Connection, user_id: str,
+              wanted: Sequence[tuple[str, int]]) -> tuple[dict[str, Row[Any]], list[str]]:
+        """Reserve `amount` credits for each `(ref, amount)` in order, from the lots that expire
+        first, with the user's row locked by the caller. Refs with an open or final charge are
+        left alone. Returns (the charges found before, by ref; the refs refused for lack of
+        credits, for which nothing was taken)."""
         now = self.now()
         found = {row.ref: row for row in conn.execute(
-            _CHARGES_OF, {"u": user_id, "refs": list(refs)})}
+            _CHARGES_OF, {"u": user_id, "refs": [ref for ref, _ in wanted]})}
         lots = [[lot.id, lot.remaining] for lot in conn.execute(
             _OPEN_LOTS, {"u": user_id, "now": now})]
         taken: dict[int, int] = {}
@@ -233,19 +222,26 @@ class Credits:
         new_charges: list[dict[str, object]] = []
         again: list[dict[str, object]] = []
         refused: list[str] = []
-        for ref in refs:
+        for ref, amount in wanted:
             old = found.get(ref)
             if old is not None and old.state in ("reserved", "charged"):
                 continue
-            lot = next((lot for lot in lots if lot[1] > 0), None)
-            if lot is None:
+            if sum(remaining for _, remaining in lots) < amount:
                 refused.append(ref)
                 continue
-            lot[1] -= 1
-            taken[lot[0]] = taken.get(lot[0], 0) + 1
-            ledger.append({"user_id": user_id, "lot_id": lot[0], "delta": -1, "kind": "consume",
-                           "reason": "", "ref": ref, "created_at": now})
-            values = {"state": "reserved", "amount": 1, "lot_id": lot[0], "updated_at": now}
+            need, first_lot = amount, None
+            for lot in lots:
+                take = min(need, lot[1])
+                if take == 0:
+                    continue
+                lot[1] -= take
+                need -= take
+                first_lot = first_lot or lot[0]
+                taken[lot[0]] = taken.get(lot[0], 0) + take
+                ledger.append({"user_id": user_id, "lot_id": lot[0], "delta": -take,
+                               "kind": "consume", "reason": "", "ref": ref, "created_at": now})
+            values = {"state": "reserved", "amount": amount, "lot_id": first_lot,
+                      "updated_at": now}
             if old is None:
                 new_charges.append({"user_id": user_id, "ref": ref, "created_at": now, **values})
             else:  # refunded before: reserved again
@@ -256,7 +252,7 @@ class Credits:
                                 (_SET_CHARGE, again)):
             if rows:
                 conn.execute(statement, rows)
-        return refused
+        return found, refused
 
     def commit_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> None:
         """`commit(user_id, ref)` for each of `refs` in the caller's transaction, in one
@@ -344,7 +340,8 @@ _USER = select(User.id).where(col(User.id) == bindparam("u"))
 _USER_FOR_UPDATE = _USER.with_for_update()
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
-_CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state).where(
+_CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
+                     CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"),
     col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
 _OPEN_LOTS = (

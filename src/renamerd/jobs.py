@@ -288,16 +288,6 @@ class JobQueue:
 
     # -- transitions by the lease holder ---------------------------------------------------
 
-    def check_lease(self, session: Session, lease: Lease) -> None:
-        """`guard` without loading the job (one column-level query; the row is locked on
-        PostgreSQL, SQLite's write transaction excludes other writers). Raises LeaseLost."""
-        session.flush()
-        row = session.connection().execute(
-            _LEASE_FOR_UPDATE if self.db.is_postgres else _LEASE, {"job": lease.job_id}
-        ).first()
-        if row is None or row.lease_generation != lease.generation or row.state != RUNNING:
-            raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
-
     def update_fenced(self, session: Session, lease: Lease, job: Job, **values: object) -> Job:
         """Set columns of the running job under `lease` in one `UPDATE ... WHERE id, generation,
         running` (the fence and the write at once), and the same attributes on `job` (the
@@ -314,9 +304,9 @@ class JobQueue:
         return job
 
     def live_leases(self, session: Session, leases: Sequence[Lease]) -> set[int]:
-        """`check_lease` for many in one query: the ids of the jobs whose lease still holds,
-        row-locked for this transaction on PostgreSQL (SQLite's write transaction excludes
-        other writers), so `update_fenced_many` on them cannot fail. Never raises LeaseLost."""
+        """The ids of the jobs among `leases` whose lease still holds, in one query, row-locked
+        for this transaction on PostgreSQL (SQLite's write transaction excludes other
+        writers), so `update_fenced_many` on them cannot fail. Never raises LeaseLost."""
         if not leases:
             return set()
         session.flush()
@@ -510,8 +500,6 @@ _CLAIM = update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).v
     state=RUNNING, lease_owner=bindparam("owner"), lease_until=bindparam("until"),
     lease_generation=col(Job.lease_generation) + 1, attempts=col(Job.attempts) + 1,
     updated_at=bindparam("now"))
-_LEASE = select(Job.lease_generation, Job.state).where(col(Job.id) == bindparam("job"))
-_LEASE_FOR_UPDATE = _LEASE.with_for_update()
 _LEASES = select(Job.id, Job.lease_generation, Job.state).where(
     col(Job.id).in_(bindparam("jobs", expanding=True)))
 _LEASES_FOR_UPDATE = _LEASES.with_for_update()

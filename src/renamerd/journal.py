@@ -49,22 +49,12 @@ def record(
     return entry
 
 
-def record_now(
-    session: Session, *, connection: str, file_id: str, old_path: str, new_path: str,
-    new_file_id: str | None = None, job_id: int | None = None, now: datetime | None = None,
-) -> None:
-    """`record` as one column-level INSERT executed at once in the caller's transaction (no
-    ORM object: the daemon writes one per document). Returns nothing."""
-    record_now_many(session, [{
-        "job_id": job_id, "connection": connection, "file_id": file_id, "old_path": old_path,
-        "new_path": new_path, "new_file_id": new_file_id}], now=now)
-
-
 def record_now_many(
     session: Session, moves: Sequence[dict[str, object]], *, now: datetime | None = None
 ) -> None:
-    """`record_now` for many moves in one INSERT. Each move is a dict with record_now's keys
-    job_id, connection, file_id, old_path, new_path, new_file_id. Returns nothing."""
+    """`record` for many moves as one column-level INSERT executed at once in the caller's
+    transaction (no ORM objects: the daemon writes one per document). Each move is a dict with
+    the keys job_id, connection, file_id, old_path, new_path, new_file_id. Returns nothing."""
     if not moves:
         return
     created = now or utcnow()
