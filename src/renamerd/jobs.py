@@ -190,7 +190,7 @@ class JobQueue:
                 if folder is not None and name is not None:
                     own_paths.add((join_path(folder, name), rev))
         now = self.now()
-        rows = [
+        new_rows: list[dict[str, object]] = [
             {"connection": connection, "owner_id": owner_id, "file_id": f.id,
              "revision": f.revision, "source_path": f.path, "name": f.name, "size": f.size,
              "state": QUEUED, "attempts": 0, "lease_generation": 0, "next_attempt_at": now,
@@ -198,18 +198,18 @@ class JobQueue:
             for (file_id, rev), f in wanted.items()
             if (file_id, rev) not in known_ids and (f.path, rev) not in own_paths
         ]
-        if not rows:
+        if not new_rows:
             return []
         session.flush()
         try:  # all at once, one INSERT: the poll lease makes a concurrent insert rare
             with session.begin_nested():
-                ids = session.connection().execute(_INSERT_JOBS, rows).scalars().all()
+                ids = session.connection().execute(_INSERT_JOBS, new_rows).scalars().all()
             return [loaded_job({**row, "id": job_id})
-                    for row, job_id in zip(rows, ids, strict=True)]
+                    for row, job_id in zip(new_rows, ids, strict=True)]
         except IntegrityError:
             pass
         created: list[Job] = []
-        for row in rows:  # someone else inserted some of them: one by one
+        for row in new_rows:  # someone else inserted some of them: one by one
             try:
                 with session.begin_nested():
                     job_id = session.connection().execute(_INSERT_JOBS, [row]).scalar_one()
