@@ -44,6 +44,7 @@ import re
 import secrets
 import shutil
 import stat as stat_mod
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,17 +116,46 @@ class _MovedLog:
         self.file = file
         self._memory: dict[str, tuple[int, int]] = {}
         self._cache: tuple[float, int, dict[str, tuple[int, int]]] | None = None
+        #: the file, open for appending, and its inode (reopened when the file was replaced)
+        self._fd: int | None = None
+        self._ino = 0
+        self._lock = threading.Lock()
 
     def add(self, path: str, st: os.stat_result) -> None:
+        """Record a move: one line appended under the lock. The file stays open between moves
+        (opening, locking and closing it per move cost more than the move itself)."""
         self._memory[path] = (st.st_size, st.st_mtime_ns)
         if self.file is None:
             return
-        line = json.dumps({"p": path, "s": st.st_size, "m": st.st_mtime_ns}) + "\n"
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.file, "a", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            fh.write(line)
-            fh.flush()
+        line = f'{{"p": {json.dumps(path)}, "s": {st.st_size}, "m": {st.st_mtime_ns}}}\n'
+        with self._lock:
+            fd = self._open()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _open(self) -> int:
+        assert self.file is not None
+        try:
+            current = os.stat(self.file).st_ino
+        except FileNotFoundError:
+            current = -1
+        if self._fd is not None and current != self._ino:
+            self.close()  # deleted or replaced under us: write to the file that is there now
+        if self._fd is None:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                               0o600)
+            self._ino = os.fstat(self._fd).st_ino
+        return self._fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
 
     def entries(self) -> dict[str, tuple[int, int]]:
         if self.file is None:
@@ -472,7 +502,8 @@ class LocalConnector:
         return _remote(dest, st)
 
     def close(self) -> None:
-        """Stop watching the folder (inotify). Safe to call twice."""
+        """Stop watching the folder (inotify), close the moved-files log. Safe to call twice."""
+        self.moved.close()
         if self._watch is not None:
             self._watch.close()
             self._watch = None
