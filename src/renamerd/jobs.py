@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, insert, or_, text, update
+from sqlalchemy import and_, bindparam, func, insert, or_, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
@@ -141,7 +141,6 @@ class JobQueue:
 
     def counts(self) -> dict[str, int]:
         """Number of jobs per state (every state present, zero included)."""
-        from sqlalchemy import func
 
         out = dict.fromkeys(STATES, 0)
         with self.db.session() as s:
@@ -201,9 +200,9 @@ class JobQueue:
         if not new_rows:
             return []
         session.flush()
-        try:  # all at once, one INSERT: the poll lease makes a concurrent insert rare
+        try:  # all at once: the poll lease makes a concurrent insert rare
             with session.begin_nested():
-                ids = session.connection().execute(_INSERT_JOBS, new_rows).scalars().all()
+                ids = self._insert(session, connection, new_rows)
             return [loaded_job({**row, "id": job_id})
                     for row, job_id in zip(new_rows, ids, strict=True)]
         except IntegrityError:
@@ -217,6 +216,22 @@ class JobQueue:
                 continue
             created.append(loaded_job({**row, "id": job_id}))
         return created
+
+    def _insert(self, session: Session, connection: str, rows: list[dict[str, object]]
+                ) -> list[int]:
+        """INSERT `rows` (jobs of `connection`) at once; their ids, in order. Raises
+        IntegrityError (nothing inserted) when one exists already."""
+        conn = session.connection()
+        if not self.db.is_sqlite:
+            return list(conn.execute(_INSERT_JOBS, rows).scalars())
+        # SQLite cannot return ids in parameter order from one multi-row INSERT, so RETURNING
+        # would cost one statement per row; the write lock is ours: the rows past the highest
+        # id are exactly these
+        last = conn.execute(_LAST_JOB_ID).scalar() or 0
+        conn.execute(insert(Job), rows)
+        ids = {(file_id, rev): job_id for job_id, file_id, rev in conn.execute(
+            _JOBS_AFTER, {"connection": connection, "after": last})}
+        return [ids[(row["file_id"], row["revision"])] for row in rows]  # type: ignore[index]
 
     def enqueue(self, connection: str, owner_id: str, file: RemoteFile) -> Job | None:
         """`enqueue_many` for one file: the new job, or None if it was known already."""
@@ -479,6 +494,9 @@ class JobQueue:
 
 
 _INSERT_JOBS = insert(Job).returning(col(Job.id), sort_by_parameter_order=True)
+_LAST_JOB_ID = select(func.max(Job.id))
+_JOBS_AFTER = select(Job.id, Job.file_id, Job.revision).where(
+    col(Job.id) > bindparam("after"), col(Job.connection) == bindparam("connection"))
 #: every column of a job row, None where the row has no value
 _NO_VALUES: dict[str, object] = dict.fromkeys(Job.model_fields)
 _mapped = False

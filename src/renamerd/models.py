@@ -153,6 +153,8 @@ class Job(SQLModel, table=True):
         UniqueConstraint("connection", "file_id", "revision", name="uq_jobs_file_revision"),
         Index("ix_jobs_state_next", "state", "next_attempt_at"),
         Index("ix_jobs_owner_state", "owner_id", "state"),
+        # a poll looks its files up by revision (its own moves have other ids, same revision)
+        Index("ix_jobs_connection_revision", "connection", "revision"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-22 20:05:43.598264
+Create Date: 2026-11-22 23:34:22.880074
 """
 
 from __future__ import annotations
@@ -168,6 +168,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("connection", "file_id", "revision", name="uq_jobs_file_revision"),
     )
     with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.create_index("ix_jobs_connection_revision", ["connection", "revision"], unique=False)
         batch_op.create_index("ix_jobs_owner_state", ["owner_id", "state"], unique=False)
         batch_op.create_index("ix_jobs_state_next", ["state", "next_attempt_at"], unique=False)
 
@@ -252,6 +253,7 @@ def downgrade() -> None:
     with op.batch_alter_table("jobs", schema=None) as batch_op:
         batch_op.drop_index("ix_jobs_state_next")
         batch_op.drop_index("ix_jobs_owner_state")
+        batch_op.drop_index("ix_jobs_connection_revision")
 
     op.drop_table("jobs")
     with op.batch_alter_table("idempotency_records", schema=None) as batch_op:
