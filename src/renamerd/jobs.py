@@ -223,7 +223,7 @@ class JobQueue:
         IntegrityError (nothing inserted) when one exists already."""
         conn = session.connection()
         if not self.db.is_sqlite:
-            return list(conn.execute(_INSERT_JOBS, rows).scalars())
+            return [int(i or 0) for i in conn.execute(_INSERT_JOBS, rows).scalars()]
         # SQLite cannot return ids in parameter order from one multi-row INSERT, so RETURNING
         # would cost one statement per row; the write lock is ours: the rows past the highest
         # id are exactly these
