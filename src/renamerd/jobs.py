@@ -259,24 +259,25 @@ class JobQueue:
                 if conn.execute(_CLAIMABLE_PROBE, {"now": now}).first() is None:
                     return out
         with self.db.write_session() as s:
+            conn = s.connection()
             # expired leases first (their jobs waited longest), then due queued jobs in index
             # order: two indexed reads, where one query with OR had to sort the whole queue
-            jobs = list(s.execute(_EXPIRED, {"now": now, "limit": limit}).scalars())
-            if len(jobs) < limit:
-                jobs += s.execute(_QUEUED_DUE, {"now": now, "limit": limit - len(jobs)}).scalars()
-            if jobs:
-                # one column-level UPDATE (the rows are ours under the write lock / row locks);
-                # the loaded copies take the values as committed: the session has nothing to flush
-                s.connection().execute(_CLAIM, {
-                    "jobs": [job.id for job in jobs], "owner": owner, "until": until, "now": now})
-            for job in jobs:
-                old_states[job.id or 0] = job.state
-                values = {"state": RUNNING, "lease_owner": owner, "lease_until": until,
-                          "lease_generation": job.lease_generation + 1,
-                          "attempts": job.attempts + 1, "updated_at": now}
-                for key, value in values.items():
-                    set_committed_value(job, key, value)
-                out.append((job, Lease(job.id or 0, owner, job.lease_generation)))
+            rows = list(conn.execute(_EXPIRED, {"now": now, "limit": limit}).mappings())
+            if len(rows) < limit:
+                rows += conn.execute(
+                    _QUEUED_DUE, {"now": now, "limit": limit - len(rows)}).mappings()
+            if rows:
+                # one column-level UPDATE (the rows are ours under the write lock / row locks)
+                conn.execute(_CLAIM, {
+                    "jobs": [row["id"] for row in rows], "owner": owner, "until": until,
+                    "now": now})
+            for row in rows:
+                old_states[row["id"]] = row["state"]
+                job = loaded_job({**row, "state": RUNNING, "lease_owner": owner,
+                                  "lease_until": until,
+                                  "lease_generation": row["lease_generation"] + 1,
+                                  "attempts": row["attempts"] + 1, "updated_at": now})
+                out.append((job, Lease(row["id"], owner, job.lease_generation)))
         for job, lease in out:
             old = old_states.get(lease.job_id, QUEUED)
             emit(job, old, RUNNING, attempt=job.attempts,
@@ -353,8 +354,8 @@ class JobQueue:
             raise LeaseLost(f"{len(items) - result.rowcount} of jobs "
                             f"{[lease.job_id for lease, _, _ in items]} lost their lease")
         for (_, job, _), values in zip(items, stamped, strict=True):
-            for key, value in values.items():
-                setattr(job, key, value)
+            for key, value in values.items():  # as written: nothing for a session to flush
+                set_committed_value(job, key, value)
 
     def _stamped(self, values: dict[str, object]) -> dict[str, object]:
         """`values` with updated_at, and for a final state finished_at and no lease."""
@@ -526,10 +527,11 @@ _DUE = or_(  # queued and due, or running with a lease that ran out (its worker 
     and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
 )
 _CLAIMABLE_PROBE = select(Job.id).where(_DUE).limit(1)
-_EXPIRED = (select(Job).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
+_JOBS = Job.__table__  # type: ignore[attr-defined]
+_EXPIRED = (select(_JOBS).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
             .order_by(col(Job.lease_until)).limit(bindparam("limit"))
             .with_for_update(skip_locked=True))
-_QUEUED_DUE = (select(Job).where(col(Job.state) == QUEUED,
+_QUEUED_DUE = (select(_JOBS).where(col(Job.state) == QUEUED,
                                  col(Job.next_attempt_at) <= bindparam("now"))
                .order_by(col(Job.next_attempt_at), col(Job.id)).limit(bindparam("limit"))
                .with_for_update(skip_locked=True))
