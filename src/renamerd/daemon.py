@@ -5,12 +5,13 @@
   (owner + expiry), so with many processes on one PostgreSQL database a connection is polled by
   one process at a time; the lease is renewed on every poll and handed over when it expires.
   New files and the new cursor are written in one transaction.
-- Worker threads claim jobs (`JobQueue.claim`) and run them (`Worker.run_job`). An idle worker
-  sleeps on an event with a timeout of `IDLE_S` (1) seconds, 0.2 s on SQLite: set at once by
-  enqueues, grants and retries in this process, and on PostgreSQL by a LISTEN on `renamerd_jobs`
-  (grants in other processes NOTIFY it); other changes are seen within that timeout (on SQLite a
-  look costs one indexed read, ~0.2 ms: a worker process that does not hold the poll lease would
-  otherwise start up to a second late on a burst of new files). No loop spins while jobs wait.
+- Worker threads claim jobs in batches (`JobQueue.claim`, `Worker.run_batch`). An idle worker
+  sleeps on an event with a timeout of `IDLE_S` (1) seconds: set at once by enqueues, grants and
+  retries in this process; by other processes' through a LISTEN on `renamerd_jobs` on PostgreSQL
+  (grants and polls NOTIFY it), and on a SQLite file through an inotify watch of its `-wal` file
+  (`db_watch.SqliteWrites`: every commit of every process writes it). Without inotify the
+  timeout on SQLite is 0.2 s (a look costs one indexed read, ~0.2 ms). Jobs whose retry time
+  comes are seen within the timeout. No loop spins while jobs wait.
 - `stop(grace)`: stop polling and claiming, give running jobs `grace` seconds, release the poll
   leases. Jobs still running after the grace keep their lease until it expires and are then
   reconciled by whoever claims them.
@@ -38,6 +39,7 @@ from renamerd.accounts import Accounts
 from renamerd.config import ConnectionSettings, Settings
 from renamerd.connector import AuthError, Connector, ConnectorError, TransientError
 from renamerd.db import Database
+from renamerd.db_watch import SqliteWrites
 from renamerd.models import ConnectionState, utcnow
 from renamerd.startup import prepare_long_running
 from renamerd.worker import ConnectorPool, EngineFn, Worker, stop_connection
@@ -142,11 +144,14 @@ class Daemon:
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self.owners: dict[str, str] = {}
         self._stopping = threading.Event()
+        #: worker threads, and the threads that long-poll a provider or watch the database
         self._threads: list[threading.Thread] = []
+        self._pollers: list[threading.Thread] = []
         self._busy = 0
         self._busy_lock = threading.Lock()
         self._poll_connectors: dict[str, Connector] = {}
         self._listener: threading.Thread | None = None
+        self._db_watch: SqliteWrites | None = None
         #: per connection: the newest cursor and when it was last written to the database
         self._cursors: dict[str, tuple[str, float]] = {}
 
@@ -171,7 +176,7 @@ class Daemon:
                     t = threading.Thread(target=self._poll_loop, args=(conf,),
                                          name=f"longpoll-{conf.name}", daemon=True)
                     t.start()
-                    self._threads.append(t)
+                    self._pollers.append(t)
                 elif conf.enabled:
                     self.scheduler.add_job(
                         self.poll, "interval", seconds=conf.poll_seconds, args=[conf.name],
@@ -189,6 +194,12 @@ class Daemon:
         if self.db.is_postgres and self.n_workers:
             self._listener = threading.Thread(target=self._listen, name="pg-listen", daemon=True)
             self._listener.start()
+        elif self.db.is_sqlite and self.n_workers:
+            self._db_watch = SqliteWrites.watch(self.db)
+            if self._db_watch is not None:
+                self._listener = threading.Thread(target=self._listen_sqlite,
+                                                  name="sqlite-watch", daemon=True)
+                self._listener.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity, self.n_workers,
                  "on" if self.poll_enabled else "off")
         sd_notify("READY=1")
@@ -208,6 +219,8 @@ class Daemon:
         for t in self._threads:
             t.join(max(0.0, deadline - time.monotonic()))
         clean = not any(t.is_alive() for t in self._threads)
+        for t in self._pollers:  # a long poll returns with its provider's answer; no job waits
+            t.join(min(0.5, max(0.0, deadline - time.monotonic())))
         if not clean:
             log.warning("grace period over with %d job(s) running; their leases will expire",
                         self.busy)
@@ -220,7 +233,8 @@ class Daemon:
         """Whether the scheduler runs and every worker thread is alive (for /readyz)."""
         if self._stopping.is_set():
             return False
-        return self.scheduler.running and all(t.is_alive() for t in self._threads)
+        return self.scheduler.running and all(
+            t.is_alive() for t in (*self._threads, *self._pollers))
 
     @property
     def busy(self) -> int:
@@ -274,7 +288,10 @@ class Daemon:
             log.warning("poll of %s: %s: %s", name, type(err).__name__, err)
             return None
         except Exception:
-            log.exception("poll of %s failed", name)
+            if self._stopping.is_set():  # its connector was closed under a long poll
+                log.debug("poll of %s ended by the stop", name, exc_info=True)
+            else:
+                log.exception("poll of %s failed", name)
             return None
         return self._record(conf, changes.files, changes.cursor,
                             cursor if isinstance(cursor, str) else None)
@@ -418,7 +435,8 @@ class Daemon:
 
     def _work(self) -> None:
         busy = False
-        idle_s = IDLE_SQLITE_S if self.db.is_sqlite else IDLE_S
+        # without a way to hear other processes' writes, look for their new jobs more often
+        idle_s = IDLE_SQLITE_S if self.db.is_sqlite and self._db_watch is None else IDLE_S
         pace = BatchPace()
         while not self._stopping.is_set():
             try:
@@ -448,6 +466,18 @@ class Daemon:
                     obs.observe_run(outcome, elapsed)
                 with self._busy_lock:
                     self._busy -= len(claimed)
+
+    def _listen_sqlite(self) -> None:
+        """SQLite: wake idle workers whenever another process writes the database (new jobs,
+        grants, retries), as LISTEN does on PostgreSQL."""
+        watch = self._db_watch
+        assert watch is not None
+        try:
+            while not self._stopping.is_set():
+                if watch.wait(1.0):
+                    J.jobs_available.set()
+        finally:
+            watch.close()
 
     def _listen(self) -> None:
         """PostgreSQL: wake idle workers on NOTIFY renamerd_jobs (grants in other processes)."""

@@ -203,6 +203,7 @@ class JobQueue:
         try:  # all at once: the poll lease makes a concurrent insert rare
             with session.begin_nested():
                 ids = self._insert(session, connection, new_rows)
+            notify_others(session)
             return [loaded_job({**row, "id": job_id})
                     for row, job_id in zip(new_rows, ids, strict=True)]
         except IntegrityError:
@@ -215,6 +216,8 @@ class JobQueue:
             except IntegrityError:
                 continue
             created.append(loaded_job({**row, "id": job_id}))
+        if created:
+            notify_others(session)
         return created
 
     def _insert(self, session: Session, connection: str, rows: list[dict[str, object]]
@@ -461,6 +464,7 @@ class JobQueue:
             old = job.state
             self._requeue(job)
             s.add(job)
+            notify_others(s)
         self.notify()
         emit(job, old, QUEUED, manual=True)
         return job
@@ -490,7 +494,7 @@ class JobQueue:
 
     def notify(self) -> None:
         """Wake idle workers in this process (other processes find work within their idle
-        interval, or at once on PostgreSQL through NOTIFY when they LISTEN)."""
+        interval; others hear the commit: NOTIFY on PostgreSQL, db_watch on SQLite)."""
         jobs_available.set()
 
 
@@ -548,6 +552,13 @@ _LEASES = select(Job.id, Job.lease_generation, Job.state).where(
 _LEASES_FOR_UPDATE = _LEASES.with_for_update()
 
 
+def notify_others(session: Session) -> None:
+    """On PostgreSQL, NOTIFY the other processes' idle workers when `session` commits (jobs
+    became claimable). Elsewhere nothing: SQLite processes hear every commit (db_watch)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.exec(text(f"NOTIFY {NOTIFY_CHANNEL}"))  # type: ignore[call-overload]
+
+
 def wake_pending(session: Session, user_id: str, now: datetime) -> int:
     """Grant hook: queue every `pending_credits` job of `user_id` created at most
     `credits.resume_max_age_days` ago, in the grant's transaction. Returns how many.
@@ -566,9 +577,7 @@ def wake_pending(session: Session, user_id: str, now: datetime) -> int:
     )
     woken = int(result.rowcount or 0)
     if woken:
-        bind = session.get_bind()
-        if bind.dialect.name == "postgresql":
-            session.exec(text(f"NOTIFY {NOTIFY_CHANNEL}"))  # type: ignore[call-overload]
+        notify_others(session)
         jobs_available.set()
         log.info("credits granted: %d pending job(s) of user %s queued", woken, user_id)
     return woken

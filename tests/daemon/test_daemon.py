@@ -200,3 +200,61 @@ def test_target_inside_watch_is_never_picked_up_again(
             "2024-05-01_Inside.pdf", "2024-05-02_Inside.pdf", "2024-05-03_Inside.pdf"]
     finally:
         daemon.stop(5)
+
+
+def test_an_idle_worker_hears_jobs_queued_by_another_process(
+    db: Database, tmp_path: Path, drives: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's poll wakes an idle worker at once: NOTIFY on PostgreSQL, a watch of
+    the -wal file on SQLite. With the idle timeout at a minute, only the wake-up can do it."""
+    import renamerd.daemon as daemon_module
+
+    monkeypatch.setattr(daemon_module, "IDLE_S", 60.0)
+    monkeypatch.setattr(daemon_module, "IDLE_SQLITE_S", 60.0)
+    settings = make_settings(db, tmp_path, drives[:1], workers=1)
+    worker = Daemon(settings, db, poll=False, engine=fake_engine)
+    worker.start()
+    try:
+        time.sleep(0.5)  # the worker found nothing and sleeps
+        # the poller is "another process": its own database handle, and its in-process
+        # wake-up (which would reach this worker directly) is off
+        monkeypatch.setattr(J.JobQueue, "notify", lambda self: None)
+        other_db = Database(db.url)
+        poller = Daemon(settings, other_db, workers=0, engine=fake_engine)
+        poller.owners = {drives[0]: _owner(other_db, settings)}
+        memory.drive(drives[0]).put("/inbox/a.pdf", doc("2024-06-01", "Woken"))
+        t0 = time.monotonic()
+        assert poller.poll(drives[0]) == 1
+        wait_for(lambda: counts(db)[J.DONE] == 1, timeout=20)
+        assert time.monotonic() - t0 < 20
+        poller._release_poll_leases()
+        other_db.dispose()
+    finally:
+        assert worker.stop(5)
+
+
+def test_stop_does_not_wait_for_a_long_poll(db: Database, tmp_path: Path) -> None:
+    """A local folder is long-polled with inotify for up to 30 s; stopping neither waits for
+    that nor calls the stop unclean."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    settings = Settings(
+        database={"url": db.url},
+        daemon={"state_dir": str(tmp_path / "state"), "workers": 1},
+        connections=[{"name": "inbox", "provider": "local", "owner": "o@example.com",
+                      "watch": str(inbox), "target": str(tmp_path / "lib"),
+                      "poll_seconds": 30}],
+    )
+    daemon = Daemon(settings, db, engine=fake_engine)
+    daemon.start()
+
+    def polling() -> bool:
+        with db.session() as s:
+            state = s.get(ConnectionState, "inbox")
+            return state is not None and state.poll_owner == daemon.identity
+
+    wait_for(polling)
+    time.sleep(0.3)  # in the long poll now
+    t0 = time.monotonic()
+    assert daemon.stop(5)
+    assert time.monotonic() - t0 < 2
