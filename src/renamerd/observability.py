@@ -109,6 +109,9 @@ def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> No
         RENAMES.labels(job.connection).inc()
         if job.charge_ref:
             CREDITS_CHARGED.inc()
+    level = logging.WARNING if new == J.FAILED else logging.INFO
+    if not log.isEnabledFor(level):
+        return
     extra: dict[str, object] = {"job": job.id, "connection": job.connection, "from": old,
                                 "to": new, "attempt": job.attempts}
     extra.update({k: v for k, v in fields.items() if v is not None and k != "duration_s"})
@@ -116,7 +119,6 @@ def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> No
     text = f"job {job.id} [{job.connection}] {old} -> {new}"
     if reason:
         text += f": {reason}"
-    level = logging.WARNING if new == J.FAILED else logging.INFO
     log.log(level, text, extra=extra)
 
 
