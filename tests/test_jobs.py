@@ -200,3 +200,18 @@ def test_live_leases_and_fenced_updates_of_many(queue: J.JobQueue, owner: str,
     with pytest.raises(J.LeaseLost), queue.db.write_session() as s:
         queue.update_fenced_many(s, [(lease, job, {"state": J.DONE}) for job, lease in claimed])
     assert all(queue.get(lease.job_id).state == J.RUNNING for _, lease in claimed)
+
+
+def test_claim_takes_expired_leases_first_then_queued_jobs_in_order(
+        queue: J.JobQueue, owner: str, clock: Clock) -> None:
+    queue.enqueue_many("c", owner, [rf(1)])
+    ((dead, _),) = queue.claim("w1")  # its worker dies: the lease runs out
+    clock.advance(31)
+    queue.enqueue_many("c", owner, [rf(2), rf(3)])
+    clock.advance(1)
+    got = queue.claim("w2", limit=2)
+    assert [job.file_id for job, _ in got] == ["id1", "id2"]
+    assert got[0][0].attempts == 2 and got[0][1].generation == 2  # a new lease generation
+    assert all(job.state == J.RUNNING and job.lease_owner == "w2" for job, _ in got)
+    assert [job.file_id for job, _ in queue.claim("w2", limit=5)] == ["id3"]
+    assert queue.get(dead.id or 0).lease_owner == "w2"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -192,6 +193,25 @@ def test_moved_log_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     log_file = tmp_path / "state" / "local-moved-s.jsonl"
     assert len(log_file.read_text().splitlines()) == 2
     assert all(json.loads(line)["p"].endswith(".pdf") for line in log_file.read_text().splitlines())
+    # the log stays open for appending: moves after the rewrite land after the kept lines
+    for i in (5, 6):
+        c.move(str(write(tmp_path / "in" / f"{i}.pdf", b"%d" % i)), lib, f"{i}.pdf")
+    assert [json.loads(line)["p"][-5:] for line in log_file.read_text().splitlines()] == [
+        "3.pdf", "4.pdf", "5.pdf", "6.pdf"]
+
+
+def test_moved_log_removed_under_a_running_connector(tmp_path: Path) -> None:
+    """An admin who clears the state folder does not make later moves vanish into a deleted
+    file: the log is opened again."""
+    c = LocalConnector({"stable_checks": 1}, name="s", state_dir=str(tmp_path / "state"))
+    lib = c.ensure_folder(str(tmp_path / "lib"))
+    c.move(str(write(tmp_path / "in" / "a.pdf", b"a")), lib, "a.pdf")
+    shutil.rmtree(tmp_path / "state")
+    c.move(str(write(tmp_path / "in" / "b.pdf", b"b")), lib, "b.pdf")
+    again = LocalConnector({"stable_checks": 1}, name="s", state_dir=str(tmp_path / "state"))
+    assert list(again.moved.entries()) == [str(tmp_path / "lib" / "b.pdf")]
+    c.close()
+    c.close()
 
 
 def test_move_race_never_overwrites(conn: LocalConnector, tmp_path: Path) -> None:
