@@ -53,6 +53,8 @@ IDLE_SQLITE_S = 0.2
 #: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
 BATCH_TARGET_S = 0.1
 BATCH_MAX = 16
+#: how often the SQLite watch looks whether a worker became idle, while all are busy
+BUSY_LOOK_S = 0.05
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
 CURSOR_FLUSH_S = 30.0
 
@@ -147,7 +149,8 @@ class Daemon:
         #: worker threads, and the threads that long-poll a provider or watch the database
         self._threads: list[threading.Thread] = []
         self._pollers: list[threading.Thread] = []
-        self._busy = 0
+        self._busy = 0  # jobs running
+        self._busy_workers = 0
         self._busy_lock = threading.Lock()
         self._poll_connectors: dict[str, Connector] = {}
         self._listener: threading.Thread | None = None
@@ -453,6 +456,7 @@ class Daemon:
                 continue
             with self._busy_lock:
                 self._busy += len(claimed)
+                self._busy_workers += 1
             started = time.monotonic()
             outcomes = ["error"] * len(claimed)
             try:
@@ -466,6 +470,7 @@ class Daemon:
                     obs.observe_run(outcome, elapsed)
                 with self._busy_lock:
                     self._busy -= len(claimed)
+                    self._busy_workers -= 1
 
     def _listen_sqlite(self) -> None:
         """SQLite: wake idle workers whenever another process writes the database (new jobs,
@@ -474,7 +479,11 @@ class Daemon:
         assert watch is not None
         try:
             while not self._stopping.is_set():
-                if watch.wait(1.0):
+                if self._busy_workers >= self.n_workers:
+                    # every worker claims again when its batch ends: nobody to wake, and this
+                    # process's own commits would wake this thread a few times per batch
+                    self._stopping.wait(BUSY_LOOK_S)
+                elif watch.wait(1.0):
                     J.jobs_available.set()
         finally:
             watch.close()
