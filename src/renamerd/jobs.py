@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, bindparam, func, insert, or_, text, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
@@ -231,7 +232,7 @@ class JobQueue:
         # would cost one statement per row; the write lock is ours: the rows past the highest
         # id are exactly these
         last = conn.execute(_LAST_JOB_ID).scalar() or 0
-        conn.execute(insert(Job), rows)
+        conn.exec_driver_sql(_SQLITE_INSERT_JOBS, _driver_rows(conn, rows))
         ids = {(file_id, rev): job_id for job_id, file_id, rev in conn.execute(
             _JOBS_AFTER, {"connection": connection, "after": last})}
         return [ids[(row["file_id"], row["revision"])] for row in rows]  # type: ignore[index]
@@ -310,21 +311,6 @@ class JobQueue:
 
     # -- transitions by the lease holder ---------------------------------------------------
 
-    def update_fenced(self, session: Session, lease: Lease, job: Job, **values: object) -> Job:
-        """Set columns of the running job under `lease` in one `UPDATE ... WHERE id, generation,
-        running` (the fence and the write at once), and the same attributes on `job` (the
-        caller's copy, returned). Sets updated_at; a final state also sets finished_at and
-        clears the lease. Raises LeaseLost (nothing written)."""
-        values = self._stamped(values)
-        session.flush()
-        result = session.connection().execute(
-            _FENCED_UPDATE, {"job": lease.job_id, "gen": lease.generation, **values})
-        if result.rowcount != 1:
-            raise LeaseLost(f"job {lease.job_id}: lease generation {lease.generation} lost")
-        for key, value in values.items():
-            setattr(job, key, value)
-        return job
-
     def live_leases(self, session: Session, leases: Sequence[Lease]) -> set[int]:
         """The ids of the jobs among `leases` whose lease still holds, in one query, row-locked
         for this transaction on PostgreSQL (SQLite's write transaction excludes other
@@ -342,13 +328,17 @@ class JobQueue:
     def update_fenced_many(
         self, session: Session, items: Sequence[tuple[Lease, Job, dict[str, object]]]
     ) -> None:
-        """`update_fenced(session, lease, job, **values)` for every item, in one statement
-        (every item's values must name the same columns). Check the leases with `live_leases`
-        in the same transaction first: if one was lost anyway this raises LeaseLost and the
-        caller must roll back (the others' rows were written)."""
+        """For every (lease, job, values) item, set the columns `values` of the running job
+        under `lease`, in one `UPDATE ... WHERE id, generation, running` (the fence and the
+        write at once; every item's values must name the same columns), and the same attributes
+        on `job` (the caller's copy). Sets updated_at; a final state also sets finished_at and
+        clears the lease. Check the leases with `live_leases` in the same transaction first: if
+        one was lost anyway this raises LeaseLost and the caller must roll back (the others'
+        rows were written)."""
         if not items:
             return
-        stamped = [self._stamped(values) for _, _, values in items]
+        now = self.now()
+        stamped = [self._stamped(values, now) for _, _, values in items]
         session.flush()
         result = session.connection().execute(_FENCED_UPDATE, [
             {"job": lease.job_id, "gen": lease.generation, **values}
@@ -357,12 +347,12 @@ class JobQueue:
             raise LeaseLost(f"{len(items) - result.rowcount} of jobs "
                             f"{[lease.job_id for lease, _, _ in items]} lost their lease")
         for (_, job, _), values in zip(items, stamped, strict=True):
-            for key, value in values.items():  # as written: nothing for a session to flush
-                set_committed_value(job, key, value)
+            _set_written(job, values)
 
-    def _stamped(self, values: dict[str, object]) -> dict[str, object]:
+    def _stamped(self, values: dict[str, object], now: datetime | None = None
+                 ) -> dict[str, object]:
         """`values` with updated_at, and for a final state finished_at and no lease."""
-        now = self.now()
+        now = now or self.now()
         values = {**values, "updated_at": now}
         if values.get("state") in (*FINAL, PENDING_CREDITS):
             values.update(lease_owner=None, lease_until=None)
@@ -511,6 +501,50 @@ def _configure() -> None:
     global _mapped
     configure_mappers()  # attribute access on new instances needs configured mappers
     _mapped = True
+
+
+#: the columns a new job's row is written with (enqueue_many's rows)
+_NEW_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_path", "name",
+                    "size", "state", "attempts", "lease_generation", "next_attempt_at",
+                    "created_at", "updated_at")
+
+
+_SQLITE_INSERT_JOBS = (
+    "INSERT INTO jobs (connection, owner_id, file_id, revision, source_path, name, size, state,"
+    " attempts, lease_generation, next_attempt_at, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")  # _NEW_JOB_COLUMNS, in order
+
+
+def _driver_rows(conn: Connection, rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    """`rows` as the driver takes them: each column's value through its type's bind
+    processor, as SQLAlchemy would, once per distinct value (a poll's rows share their
+    timestamps). SQLAlchemy's own per-row parameter handling cost more than the INSERT."""
+    processors = [_JOBS.c[name].type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
+                  for name in _NEW_JOB_COLUMNS]
+    done: dict[tuple[int, object], object] = {}
+
+    def bound(i: int, value: object) -> object:
+        processor = processors[i]
+        if processor is None or value is None:
+            return value
+        key = (i, value)
+        if key not in done:
+            done[key] = processor(value)
+        return done[key]
+
+    return [tuple(bound(i, row[name]) for i, name in enumerate(_NEW_JOB_COLUMNS))
+            for row in rows]
+
+
+def _set_written(job: Job, values: dict[str, object]) -> None:
+    """Give `job` (the caller's copy) the values just written to its row: straight into a
+    detached copy (what `claim` hands out), as committed values into one a session holds (so
+    the session has nothing to flush)."""
+    if job._sa_instance_state.session_id is None:  # type: ignore[attr-defined]
+        job.__dict__.update(values)
+    else:
+        for key, value in values.items():
+            set_committed_value(job, key, value)
 
 
 def loaded_job(values: dict[str, object]) -> Job:
