@@ -215,3 +215,14 @@ def test_claim_takes_expired_leases_first_then_queued_jobs_in_order(
     assert all(job.state == J.RUNNING and job.lease_owner == "w2" for job, _ in got)
     assert [job.file_id for job, _ in queue.claim("w2", limit=5)] == ["id3"]
     assert queue.get(dead.id or 0).lease_owner == "w2"
+
+
+def test_a_sharing_claim_leaves_half_of_a_short_queue_to_other_workers(
+        queue: J.JobQueue, owner: str) -> None:
+    queue.enqueue_many("c", owner, [rf(i) for i in range(11)])
+    assert len(queue.claim("w1", limit=4, share=True)) == 4  # 11 due: a full batch
+    assert len(queue.claim("w1", limit=4, share=True)) == 4  # 7 due, fewer than 2 batches: half
+    assert len(queue.claim("w2", limit=4, share=True)) == 2  # 3 due: half, rounded up
+    assert len(queue.claim("w2", limit=4, share=True)) == 1  # the last one
+    assert queue.claim("w1", limit=4, share=True) == []
+    assert queue.counts()[J.RUNNING] == 11

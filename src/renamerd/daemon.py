@@ -51,8 +51,8 @@ IDLE_S = 1.0
 #: the same on SQLite, where other processes' new jobs raise no notification
 IDLE_SQLITE_S = 0.2
 #: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
-BATCH_TARGET_S = 0.1
-BATCH_MAX = 16
+BATCH_TARGET_S = 0.2
+BATCH_MAX = 32
 #: how often the SQLite watch looks whether a worker became idle, while all are busy
 BUSY_LOOK_S = 0.05
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
@@ -443,7 +443,7 @@ class Daemon:
         pace = BatchPace()
         while not self._stopping.is_set():
             try:
-                claimed = self.queue.claim(self.identity, limit=pace.size(),
+                claimed = self.queue.claim(self.identity, limit=pace.size(), share=True,
                                            look_first=not busy)
                 busy = bool(claimed)
             except Exception:

@@ -245,14 +245,16 @@ class JobQueue:
     # -- claiming and leases ---------------------------------------------------------------
 
     def claim(
-        self, owner: str, *, limit: int = 1, look_first: bool = True
+        self, owner: str, *, limit: int = 1, look_first: bool = True, share: bool = False
     ) -> list[tuple[Job, Lease]]:
         """Claim up to `limit` claimable jobs for `owner`: queued ones that are due, and running
         ones whose lease expired (their worker died). Each gets a new lease generation.
 
         Returns [] when nothing is due. Never hands the same job to two live claimers.
         `look_first` checks with a plain read before taking the write lock (cheap when the queue
-        is idle; a busy worker passes False).
+        is idle; a busy worker passes False). `share`: when fewer than 2 x `limit` jobs are due,
+        take half of them (at least one) and leave the rest to other workers, so that at the
+        end of a burst every worker gets a share instead of one taking a whole batch.
         """
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
@@ -266,10 +268,14 @@ class JobQueue:
             conn = s.connection()
             # expired leases first (their jobs waited longest), then due queued jobs in index
             # order: two indexed reads, where one query with OR had to sort the whole queue
-            rows = list(conn.execute(_EXPIRED, {"now": now, "limit": limit}).mappings())
-            if len(rows) < limit:
+            look = 2 * limit if share else limit
+            rows = list(conn.execute(_EXPIRED, {"now": now, "limit": look}).mappings())
+            if len(rows) < look:
                 rows += conn.execute(
-                    _QUEUED_DUE, {"now": now, "limit": limit - len(rows)}).mappings()
+                    _QUEUED_DUE, {"now": now, "limit": look - len(rows)}).mappings()
+            if share and len(rows) < look:  # the end of a burst: leave half to the others
+                rows = rows[:max(1, (len(rows) + 1) // 2)]
+            rows = rows[:limit]
             if rows:
                 # one column-level UPDATE (the rows are ours under the write lock / row locks)
                 conn.execute(_CLAIM, {
