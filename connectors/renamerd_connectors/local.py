@@ -402,28 +402,15 @@ class LocalConnector:
         src, folder = _norm(file_id), _norm(folder_id)
         dest = os.path.join(folder, name)
         src_st = self._stat_file(src)
-        if not os.path.isdir(folder):
-            raise NotFound(f"folder {folder} not found")
         if src == dest:
             return _remote(dest, src_st)
-        try:
-            dest_st: os.stat_result | None = os.stat(dest, follow_symlinks=False)
-        except FileNotFoundError:
-            dest_st = None
-        if dest_st is not None:
-            if os.path.samestat(src_st, dest_st):
-                if src_st.st_nlink >= 2:  # an earlier move stopped between link and unlink
-                    self._unlink(src)
-                else:  # one entry, other case, on a case-insensitive filesystem
-                    os.rename(src, dest)
-                self.moved.add(dest, src_st)
-                return _remote(dest, src_st)
-            raise Conflict(f"{name!r} is taken in {folder}")
-        try:
+        try:  # the name is taken when the link fails: only then is the destination looked at
             os.link(src, dest, follow_symlinks=False)
         except FileExistsError:
-            raise Conflict(f"{name!r} is taken in {folder}") from None
-        except FileNotFoundError:
+            return self._already_there(src, src_st, dest, name, folder)
+        except (FileNotFoundError, NotADirectoryError):
+            if not os.path.isdir(folder):
+                raise NotFound(f"folder {folder} not found") from None
             raise NotFound(f"file {src} not found") from None
         except OSError as err:
             if err.errno == errno.EXDEV:
@@ -439,6 +426,24 @@ class LocalConnector:
         # disk with the filesystem's next commit, like the job database's own commits
         # (synchronous=NORMAL). It cost 4-10 ms per document. Copies across filesystems are
         # fsynced before the source goes (`_move_across`).
+        self.moved.add(dest, src_st)
+        return _remote(dest, src_st)
+
+    def _already_there(self, src: str, src_st: os.stat_result, dest: str, name: str,
+                       folder: str) -> RemoteFile:
+        """`dest` exists: this very file (a move stopped between link and unlink, or the same
+        name in another case on a case-insensitive filesystem): finish the move; another file:
+        Conflict."""
+        try:
+            dest_st = os.stat(dest, follow_symlinks=False)
+        except FileNotFoundError:  # gone again meanwhile: let the caller try once more
+            raise Conflict(f"{name!r} was taken in {folder}") from None
+        if not os.path.samestat(src_st, dest_st):
+            raise Conflict(f"{name!r} is taken in {folder}")
+        if src_st.st_nlink >= 2:  # an earlier move stopped between link and unlink
+            self._unlink(src)
+        else:  # one entry, other case, on a case-insensitive filesystem
+            os.rename(src, dest)
         self.moved.add(dest, src_st)
         return _remote(dest, src_st)
 

@@ -6,7 +6,7 @@ not wake it (its writer has not finished: a look then would see it half written)
 leaving the folder (deleted, moved out: what the daemon itself does to every document), nor
 names the connector ignores (``*.part`` and other temporary files: their rename to the final
 name does). New subfolders are watched as they appear when `recursive`. A burst of events (a
-scanner's batch) is read as one: the wait returns 50 ms after the first.
+scanner's batch) is read as one: the wait returns 20 ms after the first.
 
 inotify sees what this machine's kernel does to the folder, not what another machine does to a
 network mount (NFS, SMB): callers keep a periodic full look as a safety net (the local
@@ -30,7 +30,7 @@ except ImportError:  # not Linux, or the package is missing: callers fall back t
 #: what is watched: files finished or arriving, new folders, the watched folder going away
 _MASK = ("CREATE", "CLOSE_WRITE", "MOVED_TO", "ATTRIB", "DELETE_SELF", "MOVE_SELF")
 #: milliseconds to gather the rest of a burst after its first event
-_BURST_MS = 50
+_BURST_MS = 20
 
 
 class WatchUnavailable(Exception):
