@@ -20,7 +20,9 @@
     polling thread (the emulator's own CPU is not counted). With Dropbox's longpoll the daemon
     asks `list_folder/longpoll` first and lists nothing when it says "no changes".
 
-Runs are interleaved (engine, one worker, two workers, ...); medians are printed.
+Runs are interleaved (engine, one worker, two workers, then the other way round, ...). Printed:
+the median rates, and as the ratios the median of the run-by-run ratios (each daemon run
+against the engine run beside it: on a shared machine the speed drifts from run to run).
 """
 
 from __future__ import annotations
@@ -215,26 +217,35 @@ def compare(label: str, docs: list[bytes], ext: str, runs: int) -> None:
     engine_rate(docs[:3], ext)  # and a few documents through it (fonts, pypdf's caches)
     rates: dict[str, list[float]] = {"engine": [], "one": [], "two": []}
     cpu: dict[str, list[float]] = {"engine": [], "one": [], "two": []}
+    measures = (("engine", lambda: engine_rate(docs, ext)),
+                ("one", lambda: daemon_rate(docs, 1, ext)),
+                ("two", lambda: daemon_rate(docs, 2, ext)))
     for run in range(runs):
-        for key, measure in (("engine", lambda: engine_rate(docs, ext)),
-                             ("one", lambda: daemon_rate(docs, 1, ext)),
-                             ("two", lambda: daemon_rate(docs, 2, ext))):
+        # every other run in reverse order, so that no setup always runs first or last
+        for key, measure in measures if run % 2 == 0 else measures[::-1]:
             rate, cpu_ms = measure()
             rates[key].append(rate)
             cpu[key].append(cpu_ms)
         print(f"  {label} run {run + 1}: engine {rates['engine'][-1]:.0f}/min, one worker "
-              f"{rates['one'][-1]:.0f}/min, two workers {rates['two'][-1]:.0f}/min", flush=True)
+              f"{rates['one'][-1]:.0f}/min ({rates['one'][-1] / rates['engine'][-1]:.2f}x), "
+              f"two workers {rates['two'][-1]:.0f}/min "
+              f"({rates['two'][-1] / rates['engine'][-1]:.2f}x)", flush=True)
     med = {k: statistics.median(v) for k, v in rates.items()}
     mcpu = {k: statistics.median(v) for k, v in cpu.items()}
+
+    def paired(key: str, values: dict[str, list[float]]) -> float:
+        """Median of the run-by-run ratios: each daemon run against the engine run next to it
+        (the machine's speed drifts between runs; a pair shares it)."""
+        return statistics.median(d / e for d, e in zip(values[key], values["engine"], strict=True))
+
     print(f"{label}: {len(docs)} documents, {os.cpu_count()} CPUs, medians of {runs}")
     print(f"    engine alone, one process : {med['engine']:7.0f} docs/min   "
           f"CPU {mcpu['engine']:6.1f} ms/doc")
-    print(f"    daemon, 1 worker process  : {med['one']:7.0f} docs/min  "
-          f"= {med['one'] / med['engine']:.2f}x  (aim >= 0.9x)   CPU {mcpu['one']:6.1f} ms/doc "
-          f"= {mcpu['one'] / mcpu['engine']:.2f}x the engine's")
-    print(f"    daemon, 2 worker processes: {med['two']:7.0f} docs/min  "
-          f"= {med['two'] / med['engine']:.2f}x  (aim >= 1.6x)   CPU {mcpu['two']:6.1f} ms/doc "
-          f"= {mcpu['two'] / mcpu['engine']:.2f}x the engine's", flush=True)
+    for key, n, aim in (("one", "1 worker process  ", 0.9), ("two", "2 worker processes", 1.6)):
+        print(f"    daemon, {n}: {med[key]:7.0f} docs/min  = {paired(key, rates):.2f}x "
+              f"(aim >= {aim}x)   CPU {mcpu[key]:6.1f} ms/doc = {paired(key, cpu):.2f}x the "
+              "engine's", flush=True)
+    print("    (x: median of the run-by-run ratios)")
 
 
 def main() -> None:
