@@ -142,7 +142,6 @@ class JobQueue:
 
     def counts(self) -> dict[str, int]:
         """Number of jobs per state (every state present, zero included)."""
-
         out = dict.fromkeys(STATES, 0)
         with self.db.session() as s:
             for state, n in s.exec(select(Job.state, func.count()).group_by(Job.state)):
@@ -160,6 +159,8 @@ class JobQueue:
         Idempotent: a (connection, id, revision) that already has a job is left alone, and so is a
         file the daemon itself put where it is (the destination of one of this connection's jobs
         with the same revision), so a target folder inside the watched one is never re-processed.
+        `session`, when given, must be a `Database.write_session()` (SQLite: the write lock is
+        held from its start); it is committed by the caller.
         """
         if session is None:
             with self.db.write_session() as s:
@@ -489,8 +490,8 @@ class JobQueue:
         job.updated_at = now
 
     def notify(self) -> None:
-        """Wake idle workers in this process (other processes find work within their idle
-        interval; others hear the commit: NOTIFY on PostgreSQL, db_watch on SQLite)."""
+        """Wake idle workers in this process. Those of other processes hear the commit (NOTIFY
+        on PostgreSQL, `db_watch` on SQLite) or look again within their idle interval."""
         jobs_available.set()
 
 
