@@ -202,6 +202,8 @@ class Heartbeats:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
+        #: when the thread wakes next by itself (it is told about beats due sooner only)
+        self._wakes_at = 0.0
 
     @contextlib.contextmanager
     def track(self, queue: J.JobQueue, lease: J.Lease, interval: float) -> Iterator[Heartbeat]:
@@ -211,7 +213,8 @@ class Heartbeats:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="heartbeats", daemon=True)
                 self._thread.start()
-            self._wake.notify()
+            elif beat.next_beat < self._wakes_at:
+                self._wake.notify()
         try:
             yield beat
         finally:
@@ -225,7 +228,8 @@ class Heartbeats:
                 due = [b for b in self._beats.values() if b.next_beat <= now]
                 if not due:
                     wait = min((b.next_beat for b in self._beats.values()), default=now + 60)
-                    self._wake.wait(max(0.05, wait - now))
+                    self._wakes_at = max(now + 0.05, wait)
+                    self._wake.wait(self._wakes_at - now)
                     continue
             for beat in due:  # outside the lock: a beat is a database write
                 with self._lock:

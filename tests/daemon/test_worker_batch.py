@@ -101,3 +101,38 @@ def test_batch_pace_sizes_batches_by_job_time() -> None:
     for _ in range(60):
         pace.learn(0.2, 10)  # 20 ms per job
     assert pace.size() == 5
+
+
+def test_heartbeats_extend_every_tracked_lease_from_one_thread() -> None:
+    """One thread beats for every running job; a job due sooner than the thread's next wake-up
+    wakes it, a later one does not need to."""
+    import threading
+    import time
+
+    from renamerd import jobs as J
+    from renamerd.worker import Heartbeats
+
+    beats: list[int] = []
+    lock = threading.Lock()
+
+    class Queue:
+        def heartbeat(self, lease: J.Lease) -> bool:
+            with lock:
+                beats.append(lease.job_id)
+            return lease.job_id != 3  # job 3's lease was taken over
+
+    hb, queue = Heartbeats(), Queue()
+    with hb.track(queue, J.Lease(1, "w", 1), 30.0):  # type: ignore[arg-type]
+        time.sleep(0.2)  # the thread now sleeps until job 1 is due, 30 s away
+        with hb.track(queue, J.Lease(2, "w", 1), 0.1), \
+                hb.track(queue, J.Lease(3, "w", 1), 0.1) as lost:  # type: ignore[arg-type]
+            deadline = time.monotonic() + 10
+            while not ({2, 3} <= set(beats) and lost.lost) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert {2, 3} <= set(beats)
+            with pytest.raises(J.LeaseLost):
+                lost.check()
+        assert 1 not in beats  # not due yet
+    settled = len(beats)
+    time.sleep(0.3)
+    assert len(beats) == settled  # no beats once untracked
