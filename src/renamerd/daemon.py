@@ -7,7 +7,7 @@
   New files and the new cursor are written in one transaction.
 - Worker threads claim jobs in batches (`JobQueue.claim`, `Worker.run_batch`). An idle worker
   sleeps on an event with a timeout of `IDLE_S` (1) seconds: set at once by enqueues, grants and
-  retries in this process; by other processes' through a LISTEN on `renamerd_jobs` on PostgreSQL
+  retries in this process; from other processes through a LISTEN on `renamerd_jobs` on PostgreSQL
   (grants and polls NOTIFY it), and on a SQLite file through an inotify watch of its `-wal` file
   (`db_watch.SqliteWrites`: every commit of every process writes it). Without inotify the
   timeout on SQLite is 0.2 s (a look costs one indexed read, ~0.2 ms). Jobs whose retry time
@@ -48,7 +48,7 @@ log = logging.getLogger("renamerd.daemon")
 
 #: seconds an idle worker sleeps before it looks for due jobs again
 IDLE_S = 1.0
-#: the same on SQLite, where other processes' new jobs raise no notification
+#: the same on a SQLite file that cannot be watched for other processes' writes (no inotify)
 IDLE_SQLITE_S = 0.2
 #: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
 BATCH_TARGET_S = 0.2
@@ -190,6 +190,8 @@ class Daemon:
         if interval:
             self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
         self.scheduler.start()
+        if self.db.is_sqlite and self.n_workers:  # before the workers: it sets their idle timeout
+            self._db_watch = SqliteWrites.watch(self.db)
         for i in range(self.n_workers):
             t = threading.Thread(target=self._work, name=f"worker-{i}", daemon=True)
             t.start()
@@ -197,12 +199,10 @@ class Daemon:
         if self.db.is_postgres and self.n_workers:
             self._listener = threading.Thread(target=self._listen, name="pg-listen", daemon=True)
             self._listener.start()
-        elif self.db.is_sqlite and self.n_workers:
-            self._db_watch = SqliteWrites.watch(self.db)
-            if self._db_watch is not None:
-                self._listener = threading.Thread(target=self._listen_sqlite,
-                                                  name="sqlite-watch", daemon=True)
-                self._listener.start()
+        elif self._db_watch is not None:
+            self._listener = threading.Thread(target=self._listen_sqlite, name="sqlite-watch",
+                                              daemon=True)
+            self._listener.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity, self.n_workers,
                  "on" if self.poll_enabled else "off")
         sd_notify("READY=1")
