@@ -516,10 +516,9 @@ _NEW_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_pat
                     "created_at", "updated_at")
 
 
-_SQLITE_INSERT_JOBS = (
-    "INSERT INTO jobs (connection, owner_id, file_id, revision, source_path, name, size, state,"
-    " attempts, lease_generation, next_attempt_at, created_at, updated_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")  # _NEW_JOB_COLUMNS, in order
+#: built from the constant column names above only
+_SQLITE_INSERT_JOBS = "INSERT INTO jobs ({}) VALUES ({})".format(  # noqa: S608
+    ", ".join(_NEW_JOB_COLUMNS), ", ".join("?" for _ in _NEW_JOB_COLUMNS))
 
 
 def _driver_rows(conn: Connection, rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
