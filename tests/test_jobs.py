@@ -219,10 +219,22 @@ def test_claim_takes_expired_leases_first_then_queued_jobs_in_order(
 
 def test_a_sharing_claim_leaves_half_of_a_short_queue_to_other_workers(
         queue: J.JobQueue, owner: str) -> None:
-    queue.enqueue_many("c", owner, [rf(i) for i in range(11)])
-    assert len(queue.claim("w1", limit=4, share=True)) == 4  # 11 due: a full batch
-    assert len(queue.claim("w1", limit=4, share=True)) == 4  # 7 due, fewer than 2 batches: half
-    assert len(queue.claim("w2", limit=4, share=True)) == 2  # 3 due: half, rounded up
-    assert len(queue.claim("w2", limit=4, share=True)) == 1  # the last one
+    queue.enqueue_many("c", owner, [rf(i) for i in range(12)])
+    assert len(queue.claim("w1", limit=4, share=True)) == 4  # 12 due: a full batch
+    assert len(queue.claim("w2", limit=4, share=True)) == 4  # 8 due: still two batches
+    # 4 due, fewer than two batches, and w1 is at work: half, rounded up
+    assert len(queue.claim("w2", limit=4, share=True)) == 2
+    assert len(queue.claim("w1", limit=4, share=True)) == 1  # w2 is at work: half of 2
+    assert len(queue.claim("w1", limit=4, share=True)) == 1  # the last one
     assert queue.claim("w1", limit=4, share=True) == []
-    assert queue.counts()[J.RUNNING] == 11
+    assert queue.counts()[J.RUNNING] == 12
+
+
+def test_a_sharing_claim_alone_takes_the_whole_end_of_a_burst(
+        queue: J.JobQueue, owner: str, clock: Clock) -> None:
+    """No other claimer holds a live lease: nobody would take the half left behind."""
+    queue.enqueue_many("c", owner, [rf(i) for i in range(7)])
+    queue.claim("w2")  # w2 took one and died: its lease runs out
+    clock.advance(31)
+    assert len(queue.claim("w1", limit=4, share=True)) == 4  # the expired one first
+    assert len(queue.claim("w1", limit=4, share=True)) == 3  # its own jobs do not count

@@ -51,8 +51,8 @@ IDLE_S = 1.0
 #: the same on a SQLite file that cannot be watched for other processes' writes (no inotify)
 IDLE_SQLITE_S = 0.2
 #: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
-BATCH_TARGET_S = 0.2
-BATCH_MAX = 32
+BATCH_TARGET_S = 0.5
+BATCH_MAX = 64
 #: how often the SQLite watch looks whether a worker became idle, while all are busy
 BUSY_LOOK_S = 0.05
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
@@ -122,10 +122,13 @@ class BatchPace:
         return max(1, min(self.most, int(self.target_s / max(self.per_job_s, 1e-4) + 1e-6)))
 
     def learn(self, elapsed_s: float, jobs: int) -> None:
-        """Record that `jobs` jobs took `elapsed_s` seconds (a moving average)."""
+        """Record that `jobs` jobs took `elapsed_s` seconds: a moving average over jobs (each
+        job weighs alike, so a batch of 40 outweighs the one slow first document of a
+        process, where a per-batch average needed many batches to forget it)."""
         per_job = elapsed_s / max(jobs, 1)
+        keep = 0.9 ** max(jobs, 1)
         self.per_job_s = per_job if self.per_job_s is None else (
-            0.7 * self.per_job_s + 0.3 * per_job)
+            keep * self.per_job_s + (1 - keep) * per_job)
 
 
 class Daemon:
@@ -193,7 +196,8 @@ class Daemon:
         if self.db.is_sqlite and self.n_workers:  # before the workers: it sets their idle timeout
             self._db_watch = SqliteWrites.watch(self.db)
         for i in range(self.n_workers):
-            t = threading.Thread(target=self._work, name=f"worker-{i}", daemon=True)
+            t = threading.Thread(target=self._work, args=(f"{self.identity}/{i}",),
+                                 name=f"worker-{i}", daemon=True)
             t.start()
             self._threads.append(t)
         if self.db.is_postgres and self.n_workers:
@@ -436,14 +440,16 @@ class Daemon:
 
     # -- workers ---------------------------------------------------------------------------
 
-    def _work(self) -> None:
+    def _work(self, owner: str) -> None:
+        """A worker thread: claim a batch as `owner` (this process's identity and the thread's
+        number: its siblings count as other claimers when a burst ends), run it, repeat."""
         busy = False
         # without a way to hear other processes' writes, look for their new jobs more often
         idle_s = IDLE_SQLITE_S if self.db.is_sqlite and self._db_watch is None else IDLE_S
         pace = BatchPace()
         while not self._stopping.is_set():
             try:
-                claimed = self.queue.claim(self.identity, limit=pace.size(), share=True,
+                claimed = self.queue.claim(owner, limit=pace.size(), share=True,
                                            look_first=not busy)
                 busy = bool(claimed)
             except Exception:

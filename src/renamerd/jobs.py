@@ -253,9 +253,10 @@ class JobQueue:
 
         Returns [] when nothing is due. Never hands the same job to two live claimers.
         `look_first` checks with a plain read before taking the write lock (cheap when the queue
-        is idle; a busy worker passes False). `share`: when fewer than 2 x `limit` jobs are due,
-        take half of them (at least one) and leave the rest to other workers, so that at the
-        end of a burst every worker gets a share instead of one taking a whole batch.
+        is idle; a busy worker passes False). `share`: when fewer than 2 x `limit` jobs are due
+        and another claimer is at work (some other owner holds a live lease), take half of them
+        (at least one) and leave the rest to the others, so that at the end of a burst every
+        worker gets a share instead of one taking a whole batch; a claimer alone takes them all.
         """
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
@@ -274,8 +275,9 @@ class JobQueue:
             if len(rows) < look:
                 rows += conn.execute(
                     _QUEUED_DUE, {"now": now, "limit": look - len(rows)}).mappings()
-            if share and len(rows) < look:  # the end of a burst: leave half to the others
-                rows = rows[:max(1, (len(rows) + 1) // 2)]
+            if share and len(rows) < look and conn.execute(
+                    _OTHERS_AT_WORK, {"owner": owner, "now": now}).first() is not None:
+                rows = rows[:max(1, (len(rows) + 1) // 2)]  # the end of a burst: share it
             rows = rows[:limit]
             if rows:
                 # one column-level UPDATE (the rows are ours under the write lock / row locks)
@@ -571,6 +573,10 @@ _DUE = or_(  # queued and due, or running with a lease that ran out (its worker 
     and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
 )
 _CLAIMABLE_PROBE = select(Job.id).where(_DUE).limit(1)
+#: another claimer's live lease (few jobs run at a time: the state index finds them)
+_OTHERS_AT_WORK = select(Job.id).where(
+    col(Job.state) == RUNNING, col(Job.lease_owner) != bindparam("owner"),
+    col(Job.lease_until) >= bindparam("now")).limit(1)
 _JOBS = Job.__table__  # type: ignore[attr-defined]
 _EXPIRED = (select(_JOBS).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
             .order_by(col(Job.lease_until)).limit(bindparam("limit"))

@@ -103,6 +103,19 @@ def test_batch_pace_sizes_batches_by_job_time() -> None:
     assert pace.size() == 5
 
 
+def test_batch_pace_trusts_a_big_batch_more_than_one_slow_first_job() -> None:
+    """A process's first document is slow (cold caches); the batches after it weigh by their
+    number of jobs, so a stream of quick documents reaches full batches within a few claims."""
+    pace = BatchPace(target_s=0.5, most=64)
+    pace.learn(0.05, 1)  # the first document: 50 ms
+    sizes = [pace.size()]
+    for _ in range(4):
+        pace.learn(sizes[-1] * 0.008, sizes[-1])  # then 8 ms each
+        sizes.append(pace.size())
+    assert sizes[0] == 10 and sizes[-1] == 62
+    assert sizes == sorted(sizes)
+
+
 def test_heartbeats_extend_every_tracked_lease_from_one_thread() -> None:
     """One thread beats for every running job; a job due sooner than the thread's next wake-up
     wakes it, a later one does not need to."""
