@@ -22,14 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, func, insert, update
-from sqlalchemy.engine import Connection, Row
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from renamerd.config import CreditsSettings
 from renamerd.db import Database
+from renamerd.db_prepared import Prepared
 from renamerd.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
 
 SOURCES = ("signup", "grant", "purchase")
@@ -207,16 +208,15 @@ class Credits:
         return self._take(conn, user_id, [(ref, 1) for ref in refs])[1]
 
     def _take(self, conn: Connection, user_id: str,
-              wanted: Sequence[tuple[str, int]]) -> tuple[dict[str, Row[Any]], list[str]]:
+              wanted: Sequence[tuple[str, int]]) -> tuple[dict[str, _Charge], list[str]]:
         """Reserve `amount` credits for each `(ref, amount)` in order, from the lots that expire
         first, with the user's row locked by the caller. Refs with an open or final charge are
         left alone. Returns (the charges found before, by ref; the refs refused for lack of
         credits, for which nothing was taken)."""
         now = self.now()
-        found = {row.ref: row for row in conn.execute(
-            _CHARGES_OF, {"u": user_id, "refs": [ref for ref, _ in wanted]})}
-        lots = [[lot.id, lot.remaining] for lot in conn.execute(
-            _OPEN_LOTS, {"u": user_id, "now": now})]
+        found = {row.ref: row for row in (_Charge(*values) for values in _CHARGES_OF.rows(
+            conn, {"u": user_id, "refs": [ref for ref, _ in wanted]}))}
+        lots = [list(lot) for lot in _OPEN_LOTS.rows(conn, {"u": user_id, "now": now})]
         taken: dict[int, int] = {}
         ledger: list[dict[str, object]] = []
         new_charges: list[dict[str, object]] = []
@@ -246,20 +246,19 @@ class Credits:
                 new_charges.append({"user_id": user_id, "ref": ref, "created_at": now, **values})
             else:  # refunded before: reserved again
                 again.append({"charge": old.id, **values})
-        for lot_id, take in taken.items():
-            conn.execute(_TAKE_FROM_LOT, {"lot": lot_id, "take": take})
-        for statement, rows in ((_INSERT_LEDGER, ledger), (_INSERT_CHARGE, new_charges),
-                                (_SET_CHARGE, again)):
-            if rows:
-                conn.execute(statement, rows)
+        _TAKE_FROM_LOT.many(conn, [{"lot": lot_id, "take": take}
+                                   for lot_id, take in taken.items()])
+        _INSERT_LEDGER.many(conn, ledger)
+        _INSERT_CHARGE.many(conn, new_charges)
+        _SET_CHARGE.many(conn, again)
         return found, refused
 
     def commit_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> None:
         """`commit(user_id, ref)` for each of `refs` in the caller's transaction, in one
         statement. Refs without a charge or already final are left as they are. Idempotent."""
         if self.enabled and refs:
-            _connection(session).execute(
-                _CHARGED_MANY, {"u": user_id, "refs": list(refs), "now": self.now()})
+            _CHARGED_MANY.run(_connection(session),
+                              {"u": user_id, "refs": list(refs), "now": self.now()})
 
     def commit(self, user_id: str, ref: str, *, session: Session | None = None) -> Charge:
         """Mark the charge for `ref` as final. Idempotent; a refunded charge stays refunded."""
@@ -336,32 +335,46 @@ class Credits:
 
 _BALANCE = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
     col(CreditLot.user_id) == bindparam("u"), col(CreditLot.expires_at) > bindparam("now"))
-_USER = select(User.id).where(col(User.id) == bindparam("u"))
-_USER_FOR_UPDATE = _USER.with_for_update()
+_USER = Prepared(select(User.id).where(col(User.id) == bindparam("u")))
+_USER_FOR_UPDATE = Prepared(select(User.id).where(col(User.id) == bindparam("u"))
+                            .with_for_update())
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
-_CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
-                     CreditCharge.amount).where(
+_CHARGES_OF = Prepared(select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
+                              CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"),
-    col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
-_OPEN_LOTS = (
+    col(CreditCharge.ref).in_(bindparam("refs", expanding=True))))
+
+
+class _Charge(NamedTuple):
+    id: int
+    ref: str
+    state: str
+    amount: int
+
+
+_OPEN_LOTS = Prepared(
     select(CreditLot.id, CreditLot.remaining)
     .where(col(CreditLot.user_id) == bindparam("u"), col(CreditLot.remaining) > 0,
            col(CreditLot.expires_at) > bindparam("now"))
     .order_by(col(CreditLot.expires_at), col(CreditLot.id))
 )
-_TAKE_FROM_LOT = (update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
-                  .values(remaining=col(CreditLot.remaining) - bindparam("take")))
-_INSERT_LEDGER = insert(CreditLedger)
-_INSERT_CHARGE = insert(CreditCharge)
-_SET_CHARGE = update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
+_TAKE_FROM_LOT = Prepared(update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
+                          .values(remaining=col(CreditLot.remaining) - bindparam("take")))
+_INSERT_LEDGER = Prepared(insert(CreditLedger).values({name: bindparam(name) for name in (
+    "user_id", "lot_id", "delta", "kind", "reason", "ref", "created_at")}))
+_INSERT_CHARGE = Prepared(insert(CreditCharge).values({name: bindparam(name) for name in (
+    "user_id", "ref", "created_at", "state", "amount", "lot_id", "updated_at")}))
+_SET_CHARGE = Prepared(update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
+                       .values({name: bindparam(name) for name in (
+                           "state", "amount", "lot_id", "updated_at")}))
 _CHARGED = (update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
             .values(state="charged", updated_at=bindparam("now")))
-_CHARGED_MANY = (update(CreditCharge)
-                 .where(col(CreditCharge.user_id) == bindparam("u"),
-                        col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
-                        col(CreditCharge.state) == "reserved")
-                 .values(state="charged", updated_at=bindparam("now")))
+_CHARGED_MANY = Prepared(update(CreditCharge)
+                         .where(col(CreditCharge.user_id) == bindparam("u"),
+                                col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
+                                col(CreditCharge.state) == "reserved")
+                         .values(state="charged", updated_at=bindparam("now")))
 
 
 def _connection(session: Session) -> Connection:
@@ -373,6 +386,5 @@ def _connection(session: Session) -> Connection:
 def _lock_user_row(conn: Connection, postgres: bool, user_id: str) -> None:
     """Lock the user's row for this transaction (PostgreSQL; on SQLite the write transaction
     already excludes other writers). Raises UnknownUser."""
-    found = conn.execute(_USER_FOR_UPDATE if postgres else _USER, {"u": user_id}).first()
-    if found is None:
+    if not (_USER_FOR_UPDATE if postgres else _USER).rows(conn, {"u": user_id}):
         raise UnknownUser(f"no user with id {user_id}")

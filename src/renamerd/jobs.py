@@ -36,6 +36,7 @@ from renamerd import credits as credits_module
 from renamerd.config import CreditsSettings, DaemonSettings
 from renamerd.connector import RemoteFile, join_path
 from renamerd.db import Database
+from renamerd.db_prepared import Prepared
 from renamerd.models import Job, utcnow
 
 log = logging.getLogger("renamerd.jobs")
@@ -271,19 +272,17 @@ class JobQueue:
             # expired leases first (their jobs waited longest), then due queued jobs in index
             # order: two indexed reads, where one query with OR had to sort the whole queue
             look = 2 * limit if share else limit
-            rows = list(conn.execute(_EXPIRED, {"now": now, "limit": look}).mappings())
+            rows = _EXPIRED.dicts(conn, {"now": now, "limit": look})
             if len(rows) < look:
-                rows += conn.execute(
-                    _QUEUED_DUE, {"now": now, "limit": look - len(rows)}).mappings()
-            if share and len(rows) < look and conn.execute(
-                    _OTHERS_AT_WORK, {"owner": owner, "now": now}).first() is not None:
+                rows += _QUEUED_DUE.dicts(conn, {"now": now, "limit": look - len(rows)})
+            if share and len(rows) < look and _OTHERS_AT_WORK.rows(
+                    conn, {"owner": owner, "now": now}):
                 rows = rows[:max(1, (len(rows) + 1) // 2)]  # the end of a burst: share it
             rows = rows[:limit]
             if rows:
                 # one column-level UPDATE (the rows are ours under the write lock / row locks)
-                conn.execute(_CLAIM, {
-                    "jobs": [row["id"] for row in rows], "owner": owner, "until": until,
-                    "now": now})
+                _CLAIM.run(conn, {"jobs": [row["id"] for row in rows], "owner": owner,
+                                  "until": until, "now": now})
             for row in rows:
                 old_states[row["id"]] = row["state"]
                 job = loaded_job({**row, "state": RUNNING, "lease_owner": owner,
@@ -327,10 +326,9 @@ class JobQueue:
         if not leases:
             return set()
         session.flush()
-        rows = session.connection().execute(
-            _LEASES_FOR_UPDATE if self.db.is_postgres else _LEASES,
-            {"jobs": [lease.job_id for lease in leases]})
-        current = {row.id: (row.lease_generation, row.state) for row in rows}
+        rows = (_LEASES_FOR_UPDATE if self.db.is_postgres else _LEASES).rows(
+            session.connection(), {"jobs": [lease.job_id for lease in leases]})
+        current = {job_id: (generation, state) for job_id, generation, state in rows}
         return {lease.job_id for lease in leases
                 if current.get(lease.job_id) == (lease.generation, RUNNING)}
 
@@ -349,11 +347,11 @@ class JobQueue:
         now = self.now()
         stamped = [self._stamped(values, now) for _, _, values in items]
         session.flush()
-        result = session.connection().execute(_FENCED_UPDATE, [
+        written = _fenced_update(tuple(stamped[0])).many(session.connection(), [
             {"job": lease.job_id, "gen": lease.generation, **values}
             for (lease, _, _), values in zip(items, stamped, strict=True)])
-        if 0 <= result.rowcount != len(items):  # (-1: the driver cannot tell; leases checked)
-            raise LeaseLost(f"{len(items) - result.rowcount} of jobs "
+        if 0 <= written != len(items):  # (-1: the driver cannot tell; leases checked)
+            raise LeaseLost(f"{len(items) - written} of jobs "
                             f"{[lease.job_id for lease, _, _ in items]} lost their lease")
         for (_, job, _), values in zip(items, stamped, strict=True):
             _set_written(job, values)
@@ -574,28 +572,39 @@ _DUE = or_(  # queued and due, or running with a lease that ran out (its worker 
 )
 _CLAIMABLE_PROBE = select(Job.id).where(_DUE).limit(1)
 #: another claimer's live lease (few jobs run at a time: the state index finds them)
-_OTHERS_AT_WORK = select(Job.id).where(
+_OTHERS_AT_WORK = Prepared(select(Job.id).where(
     col(Job.state) == RUNNING, col(Job.lease_owner) != bindparam("owner"),
-    col(Job.lease_until) >= bindparam("now")).limit(1)
+    col(Job.lease_until) >= bindparam("now")).limit(1))
 _JOBS = Job.__table__  # type: ignore[attr-defined]
-_EXPIRED = (select(_JOBS).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
-            .order_by(col(Job.lease_until)).limit(bindparam("limit"))
-            .with_for_update(skip_locked=True))
-_QUEUED_DUE = (select(_JOBS).where(col(Job.state) == QUEUED,
-                                 col(Job.next_attempt_at) <= bindparam("now"))
-               .order_by(col(Job.next_attempt_at), col(Job.id)).limit(bindparam("limit"))
-               .with_for_update(skip_locked=True))
+_EXPIRED = Prepared(
+    select(_JOBS).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
+    .order_by(col(Job.lease_until)).limit(bindparam("limit")).with_for_update(skip_locked=True))
+_QUEUED_DUE = Prepared(
+    select(_JOBS).where(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now"))
+    .order_by(col(Job.next_attempt_at), col(Job.id)).limit(bindparam("limit"))
+    .with_for_update(skip_locked=True))
 #: UPDATE of the running job under a lease; the columns set are the parameters given
 _FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
                                    col(Job.lease_generation) == bindparam("gen"),
                                    col(Job.state) == RUNNING)
-_CLAIM = update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
+_CLAIM = Prepared(update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
     state=RUNNING, lease_owner=bindparam("owner"), lease_until=bindparam("until"),
     lease_generation=col(Job.lease_generation) + 1, attempts=col(Job.attempts) + 1,
-    updated_at=bindparam("now"))
-_LEASES = select(Job.id, Job.lease_generation, Job.state).where(
+    updated_at=bindparam("now")))
+_LEASES_QUERY = select(Job.id, Job.lease_generation, Job.state).where(
     col(Job.id).in_(bindparam("jobs", expanding=True)))
-_LEASES_FOR_UPDATE = _LEASES.with_for_update()
+_LEASES = Prepared(_LEASES_QUERY)
+_LEASES_FOR_UPDATE = Prepared(_LEASES_QUERY.with_for_update())
+_fenced_updates: dict[tuple[str, ...], Prepared] = {}
+
+
+def _fenced_update(columns: tuple[str, ...]) -> Prepared:
+    """`_FENCED_UPDATE` setting `columns` (one prepared statement per set of columns)."""
+    found = _fenced_updates.get(columns)
+    if found is None:
+        found = _fenced_updates[columns] = Prepared(
+            _FENCED_UPDATE.values({name: bindparam(name) for name in columns}))
+    return found
 
 
 def notify_others(session: Session) -> None:

@@ -14,11 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
 from sqlmodel import Session, col, select
 
 from renamerd.connector import Conflict, Connector, NotFound
 from renamerd.db import Database
+from renamerd.db_prepared import Prepared
 from renamerd.models import JournalEntry, utcnow
 
 
@@ -59,11 +60,13 @@ def record_now_many(
         return
     created = now or utcnow()
     session.flush()
-    session.connection().execute(
-        _INSERT, [{**move, "batch": None, "created_at": created} for move in moves])
+    _INSERT.many(session.connection(),
+                 [{**move, "batch": None, "created_at": created} for move in moves])
 
 
-_INSERT = insert(JournalEntry)
+_INSERT = Prepared(insert(JournalEntry).values({name: bindparam(name) for name in (
+    "job_id", "connection", "file_id", "old_path", "new_path", "new_file_id", "batch",
+    "created_at")}))
 
 
 class Journal:
