@@ -88,3 +88,23 @@ def test_literal_values_of_the_statement_are_sent(db: Database) -> None:
         _INSERT.many(conn, others)
         # `connection == "c"` is a literal of the statement, not a parameter
         assert len(Prepared(_SINCE).rows(conn, {"since": T0, "limit": 5})) == 1
+
+
+def test_sqlite_timestamps_read_like_sqlalchemys(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The fast SQLite timestamp reader against SQLAlchemy's, on values with and without
+    microseconds and around the date line."""
+    db = Database(f"sqlite:///{tmp_path / 't.db'}")
+    db.upgrade()
+    times = [T0, T0.replace(microsecond=7), datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+             datetime(2026, 6, 1, 0, 0, tzinfo=UTC) + timedelta(hours=-3)]
+    with db.write_session() as s:
+        conn = s.connection()
+        _INSERT.many(conn, [row | {"created_at": when}
+                            for row, when in zip(_entries(4, T0), times, strict=True)])
+        ids = [row[0] for row in conn.execute(select(JournalEntry.id).order_by(
+            col(JournalEntry.id)))]
+        ours = [row[2] for row in Prepared(_BY_ID).rows(conn, {"ids": ids})]
+        theirs = [row[2] for row in conn.execute(_BY_ID, {"ids": ids})]
+    assert ours == theirs == times
+    assert all(when.tzinfo is UTC for when in ours)
+    db.dispose()

@@ -373,12 +373,18 @@ class LocalConnector:
         """See `Connector.download`. Raises NotFound, TooLarge. Safe to repeat."""
         path = _norm(file_id)
         try:
-            with open(path, "rb") as fh:
-                return iter_chunks(iter(lambda: fh.read(_CHUNK), b""), dest, max_bytes)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except (FileNotFoundError, NotADirectoryError):
             raise NotFound(f"file {path} not found") from None
         except PermissionError as err:
             raise ConnectorError(f"cannot read {path}: permission denied") from err
+        try:
+            if stat_mod.S_ISDIR(os.fstat(fd).st_mode):
+                raise NotFound(f"file {path} not found")
+            # straight reads (no buffered file object): a document is mostly one or two reads
+            return iter_chunks(iter(lambda: os.read(fd, _CHUNK), b""), dest, max_bytes)
+        finally:
+            os.close(fd)
 
     # ---- ensure_folder, move
 

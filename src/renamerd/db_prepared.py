@@ -16,7 +16,8 @@ primary key included). Supported: bound parameters, literal values,
 expanding `IN` parameters (`bindparam(name, expanding=True)`, given a non-empty sequence), and
 result columns. Values go through the column types' bind processors (a value repeated across
 rows, like a batch's timestamp, is processed once); rows come back as plain tuples through the
-result processors.
+result processors (on SQLite, timestamps are parsed by `datetime.fromisoformat`, the same
+values SQLAlchemy's regex gives, several times faster).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlmodel.sql.sqltypes import UTCDateTime
 
 _EXPANDING = re.compile(r"\(__\[POSTCOMPILE_(\w+)\]\)")
 Processor = Callable[[Any], Any]
@@ -55,7 +58,8 @@ class _Compiled:
             if callable(proc)}
         self.keys: list[str] = [col[0] for col in result_columns]
         self.result: list[Processor | None] = [
-            col[3]._cached_result_processor(dialect, None)  # noqa: SLF001
+            _sqlite_utc if dialect.name == "sqlite" and isinstance(col[3], UTCDateTime)
+            else col[3]._cached_result_processor(dialect, None)  # noqa: SLF001
             for col in result_columns]
         self._texts: dict[tuple[int, ...], str] = {}
 
@@ -155,6 +159,15 @@ class Prepared:
     def keys(self, conn: Connection) -> list[str]:
         """The names of the result columns."""
         return self._compiled(conn).keys
+
+
+def _sqlite_utc(value: Any) -> datetime | None:
+    """A UTCDateTime column read from SQLite, as SQLAlchemy reads it (an aware UTC datetime
+    from the naive UTC text it stores) in one C call instead of a regex and two conversions."""
+    if value is None:
+        return None
+    when = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def _bind(c: _Compiled, params: Mapping[str, Any], memo: dict[tuple[str, Any], Any]
