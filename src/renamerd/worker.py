@@ -64,6 +64,8 @@ LOST = "lost"
 STOPPED_RETRY_S = 300.0
 #: downloads up to this size stay in memory; larger ones are staged in daemon.state_dir/tmp
 SPOOL_BYTES = 8 * 1024 * 1024
+#: the bytes of a batch's documents held at once between download and engine (at least one)
+PREFETCH_BYTES = 32 * 1024 * 1024
 _T = TypeVar("_T")
 
 
@@ -365,16 +367,7 @@ class Worker:
                     continue
                 beat = stack.enter_context(self.heartbeats.track(self.queue, lease, interval))
                 ctxs.append((job, lease, conf, beat))
-            planned: list[_Plan] = []
-            batch = _Batch()
-            for job, lease, conf, beat in ctxs:
-                got = self._guarded(job, lease, functools.partial(
-                    self._prepare, job, lease, conf, beat, batch))
-                if isinstance(got, _Plan):
-                    planned.append(got)
-                    batch.taken.setdefault((job.connection, got.folder), []).append(got.name)
-                else:
-                    outcomes[lease.job_id] = got
+            planned = self._prepare_all(ctxs, outcomes)
             moved: list[tuple[_Ctx, RemoteFile]] = []
             for plan in self._record_plans(planned, outcomes):
                 c = plan.c
@@ -439,11 +432,57 @@ class Worker:
 
     # -- a job seen for the first time -----------------------------------------------------
 
-    def _prepare(self, job: Job, lease: J.Lease, conf: ConnectionSettings, beat: Heartbeat,
-                 batch: _Batch) -> _Plan | str:
-        """Up to the plan: a recorded plan is reconciled at once (returns the outcome); a fresh
-        job is downloaded, read and given a free destination name (returns the _Plan), or
-        skipped (returns the outcome). Raises like the connector and the engine."""
+    def _prepare_all(self, ctxs: list[tuple[Job, J.Lease, ConnectionSettings, Heartbeat]],
+                     outcomes: dict[int, str]) -> list[_Plan]:
+        """Up to the plans, phase by phase over the batch: fetch every job (a recorded plan is
+        reconciled at once, a fresh job downloaded), read each with the engine, then plan each
+        (folder, free name). Returns the plans; the other jobs' outcomes go to `outcomes`.
+
+        Each phase is one loop over the jobs: run document by document, the engine and the
+        rest evicted each other from the CPU caches, which cost about 0.25 ms a document on
+        top of the work itself (measured: the download alone took 2.7 times as long).
+        Downloads held at once are capped at PREFETCH_BYTES; past that, the jobs go in turns.
+        """
+        batch = _Batch()
+        planned: list[_Plan] = []
+        waiting = list(reversed(ctxs))
+        while waiting:
+            fetched: list[tuple[_Ctx, bytes]] = []
+            held = 0
+            while waiting and held < PREFETCH_BYTES:
+                job, lease, conf, beat = waiting.pop()
+                got = self._guarded(job, lease, functools.partial(
+                    self._fetch, job, lease, conf, beat))
+                if isinstance(got, str):
+                    outcomes[lease.job_id] = got
+                else:
+                    fetched.append(got)
+                    held += len(got[1])
+            read: list[tuple[_Ctx, RenameResult]] = []
+            fetched.reverse()
+            while fetched:  # popped: each document's bytes are freed once it is read
+                c, data = fetched.pop()
+                result = self._guarded(c.job, c.lease, functools.partial(self._read, c, data))
+                del data
+                if isinstance(result, str):
+                    outcomes[c.lease.job_id] = result
+                else:
+                    read.append((c, result))
+            for c, result in read:
+                plan = self._guarded(c.job, c.lease, functools.partial(
+                    self._plan, c, result, batch))
+                if isinstance(plan, _Plan):
+                    planned.append(plan)
+                    batch.taken.setdefault((c.job.connection, plan.folder), []).append(plan.name)
+                else:
+                    outcomes[c.lease.job_id] = plan
+        return planned
+
+    def _fetch(self, job: Job, lease: J.Lease, conf: ConnectionSettings, beat: Heartbeat
+               ) -> tuple[_Ctx, bytes] | str:
+        """A job seen for the first time: its context and bytes. A recorded plan is reconciled
+        at once, and a job whose owner has no credit left is parked: both return the outcome,
+        as do a file too large or gone. Raises like the connector."""
         c = _Ctx(job, lease, conf, self._open(job.connection), beat)
         if J.planned_path(job) is not None:
             return self._reconcile(c)
@@ -453,21 +492,29 @@ class Worker:
                 return self._pending(c)
             self._broke.discard(job.owner_id)
         data = self._download(c)
-        if isinstance(data, str):
-            return data
+        return data if isinstance(data, str) else (c, data)
+
+    def _read(self, c: _Ctx, data: bytes) -> RenameResult | str:
+        """The engine's reading of a fetched job, or the outcome (skipped) for a document that
+        will never work. Raises like the engine."""
+        conf = c.conf
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
             custom_template=conf.custom_template, template_id=conf.template_id,
             language=conf.language,
         )
         try:
-            result = self.engine(data, job.name, options, self.engine_config)
+            result = self.engine(data, c.job.name, options, self.engine_config)
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
-        del data
-        beat.check()
-        folder = _join_folder(conf.target_root, result.folder_path)
-        key = (job.connection, folder)
+        c.beat.check()
+        return result
+
+    def _plan(self, c: _Ctx, result: RenameResult, batch: _Batch) -> _Plan:
+        """A destination for a read job: its folder (made once per batch) and a free name (not
+        one planned earlier in the batch). Raises like the connector."""
+        folder = _join_folder(c.conf.target_root, result.folder_path)
+        key = (c.job.connection, folder)
         if key not in batch.folders:
             batch.folders[key] = c.connector.ensure_folder(folder)
         name = free_name(c.connector, folder, result.suggested_filename,
