@@ -102,11 +102,24 @@ def setup_logging(settings: LoggingSettings, stream: Any = None) -> None:
     logging.getLogger("apscheduler").setLevel(max(logging.ERROR, root.level))
 
 
+def _child(metric: Counter, label: str) -> Any:
+    """`metric.labels(label)`, kept: `labels()` validates and locks on every call, and every
+    job passes here two or three times."""
+    key = (metric, label)
+    found = _children.get(key)
+    if found is None:
+        found = _children[key] = metric.labels(label)
+    return found
+
+
+_children: dict[tuple[Counter, str], Any] = {}
+
+
 def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> None:
     """Transition listener: one log line and the counters. Never logs names or content."""
-    TRANSITIONS.labels(new).inc()
+    _child(TRANSITIONS, new).inc()
     if new == J.DONE:
-        RENAMES.labels(job.connection).inc()
+        _child(RENAMES, job.connection).inc()
         if job.charge_ref:
             CREDITS_CHARGED.inc()
     level = logging.WARNING if new == J.FAILED else logging.INFO
