@@ -22,9 +22,10 @@ values SQLAlchemy's regex gives, several times faster).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,12 +104,9 @@ class Prepared:
         """Execute once with `params`; returns the driver's rowcount (-1: unknown)."""
         c = self._compiled(conn)
         sql, args = _bind(c, params or {}, {})
-        cursor = conn.connection.cursor()
-        try:
+        with _cursor(conn) as cursor:
             cursor.execute(sql, args)
             return int(cursor.rowcount)
-        finally:
-            cursor.close()
 
     def many(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> int:
         """Execute once per row of `rows` (one driver `executemany`; no expanding parameters).
@@ -121,24 +119,18 @@ class Prepared:
         memo: dict[tuple[str, Any], Any] = {}
         sql = c.sql
         args = [_bind(c, row, memo)[1] for row in rows]
-        cursor = conn.connection.cursor()
-        try:
+        with _cursor(conn) as cursor:
             cursor.executemany(sql, args)
             return int(cursor.rowcount)
-        finally:
-            cursor.close()
 
     def rows(self, conn: Connection, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Execute once and fetch every row, each a tuple in the order of `keys(conn)`, its
         values through the columns' result processors."""
         c = self._compiled(conn)
         sql, args = _bind(c, params or {}, {})
-        cursor = conn.connection.cursor()
-        try:
+        with _cursor(conn) as cursor:
             cursor.execute(sql, args)
             fetched = cursor.fetchall()
-        finally:
-            cursor.close()
         procs = [(i, p) for i, p in enumerate(c.result) if p is not None]
         if not procs:
             return [tuple(row) for row in fetched]
@@ -159,6 +151,16 @@ class Prepared:
     def keys(self, conn: Connection) -> list[str]:
         """The names of the result columns."""
         return self._compiled(conn).keys
+
+
+@contextlib.contextmanager
+def _cursor(conn: Connection) -> Iterator[Any]:
+    """A DBAPI cursor on `conn`'s connection (in its transaction), closed after use."""
+    cursor = conn.connection.cursor()
+    try:
+        yield cursor
+    finally:
+        cursor.close()
 
 
 def _sqlite_utc(value: Any) -> datetime | None:
