@@ -480,9 +480,9 @@ class Worker:
 
     def _fetch(self, job: Job, lease: J.Lease, conf: ConnectionSettings, beat: Heartbeat
                ) -> tuple[_Ctx, bytes] | str:
-        """A job seen for the first time: its context and bytes. A recorded plan is reconciled
-        at once, and a job whose owner has no credit left is parked: both return the outcome,
-        as do a file too large or gone. Raises like the connector."""
+        """A claimed job's context and bytes. A job with a recorded plan (claimed again after
+        a crash) is reconciled at once, and one whose owner has no credit left is parked: both
+        return the outcome, as do a file too large or gone. Raises like the connector."""
         c = _Ctx(job, lease, conf, self._open(job.connection), beat)
         if J.planned_path(job) is not None:
             return self._reconcile(c)
