@@ -61,24 +61,38 @@ CREDITS_CHARGED = Counter("renamerd_credits_charged_total", "Credits charged for
 
 #: LogRecord attributes that are not "extra" fields
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+#: extra values written as they are; others as str()
+_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, logger, msg, and any `extra` fields."""
 
+    _encode = json.JSONEncoder(ensure_ascii=False).encode
+    _second: tuple[int, str] = (-1, "")
+
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "ts": self._timestamp(record.created, record.msecs),
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
         }
         for key, value in record.__dict__.items():
-            if key not in _STANDARD and not key.startswith("_") and key != "color_message":
-                out[key] = value if isinstance(value, str | int | float | bool | None) else str(value)
+            if key not in _STANDARD and key[0] != "_" and key != "color_message":
+                out[key] = value if isinstance(value, _JSON_SCALARS) else str(value)
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False)
+        return self._encode(out)
+
+    def _timestamp(self, created: float, msecs: float) -> str:
+        """ISO 8601 in UTC with milliseconds, as `datetime.isoformat(timespec="milliseconds")`
+        writes it; the date and time are formatted once a second."""
+        second = int(created)
+        if self._second[0] != second:
+            self._second = (second, datetime.fromtimestamp(second, UTC).strftime(
+                "%Y-%m-%dT%H:%M:%S"))
+        return f"{self._second[1]}.{int(msecs):03d}+00:00"
 
 
 def setup_logging(settings: LoggingSettings, stream: Any = None) -> None:
@@ -125,14 +139,17 @@ def on_transition(job: Job, old: str, new: str, fields: dict[str, object]) -> No
     level = logging.WARNING if new == J.FAILED else logging.INFO
     if not log.isEnabledFor(level):
         return
-    extra: dict[str, object] = {"job": job.id, "connection": job.connection, "from": old,
+    job_id, connection = job.id, job.connection
+    extra: dict[str, object] = {"job": job_id, "connection": connection, "from": old,
                                 "to": new, "attempt": job.attempts}
     extra.update({k: v for k, v in fields.items() if v is not None and k != "duration_s"})
     reason = fields.get("error")
-    text = f"job {job.id} [{job.connection}] {old} -> {new}"
+    text = f"job {job_id} [{connection}] {old} -> {new}"
     if reason:
         text += f": {reason}"
-    log.log(level, text, extra=extra)
+    # made and handled directly: `Logger.log` would first walk the stack for the caller's
+    # file and line, which no format here prints (a third of the cost of a line)
+    log.handle(log.makeRecord(log.name, level, "", 0, text, (), None, extra=extra))
 
 
 def observe_run(outcome: str, seconds: float) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from datetime import UTC, datetime
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -57,3 +58,17 @@ def test_health_ready_and_metrics(rig: Rig) -> None:
 def test_readyz_sees_the_database(rig: Rig) -> None:
     assert obs.db_ready(rig.db)
     assert not obs.db_ready(Database("postgresql+psycopg://nobody@127.0.0.1:1/none"))
+
+
+def test_json_lines_carry_the_time_and_the_extra_fields() -> None:
+    formatter = obs.JsonFormatter()
+    for created in (0.0, 1_700_000_000.5, 1_700_000_000.0421, 1_700_000_001.999):
+        record = logging.makeLogRecord({"name": "renamerd.jobs", "levelno": logging.INFO,
+                                        "levelname": "INFO", "msg": "job %d", "args": (7,),
+                                        "job": 7, "to": "done", "reason": ValueError("x")})
+        record.created, record.msecs = created, (created - int(created)) * 1000
+        line = json.loads(formatter.format(record))
+        assert line["ts"] == datetime.fromtimestamp(created, UTC).isoformat(
+            timespec="milliseconds")
+        assert line["msg"] == "job 7" and line["level"] == "info"
+        assert line["job"] == 7 and line["to"] == "done" and line["reason"] == "x"
