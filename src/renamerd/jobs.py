@@ -262,7 +262,7 @@ class JobQueue:
         now = self.now()
         until = now + timedelta(seconds=self.settings.lease_s)
         out: list[tuple[Job, Lease]] = []
-        old_states: dict[int, str] = {}
+        old_states: dict[int, str] = {}  # the claimed jobs that were running (lease expired)
         if look_first:  # an idle queue costs one prepared read, not a write lock
             with self.db.engine.connect() as conn:
                 if conn.execute(_CLAIMABLE_PROBE, {"now": now}).first() is None:
@@ -270,26 +270,27 @@ class JobQueue:
         with self.db.write_session() as s:
             conn = s.connection()
             # expired leases first (their jobs waited longest), then due queued jobs in index
-            # order: two indexed reads, where one query with OR had to sort the whole queue
+            # order: two indexed reads of ids only, where one query with OR had to sort the
+            # whole queue (and whole rows cost more to read than the claim's own write)
             look = 2 * limit if share else limit
-            rows = _EXPIRED.dicts(conn, {"now": now, "limit": look})
-            if len(rows) < look:
-                rows += _QUEUED_DUE.dicts(conn, {"now": now, "limit": look - len(rows)})
-            if share and len(rows) < look and _OTHERS_AT_WORK.rows(
+            expired = [row[0] for row in _EXPIRED.rows(conn, {"now": now, "limit": look})]
+            ids = expired
+            if len(ids) < look:
+                ids = ids + [row[0] for row in _QUEUED_DUE.rows(
+                    conn, {"now": now, "limit": look - len(ids)})]
+            if share and len(ids) < look and _OTHERS_AT_WORK.rows(
                     conn, {"owner": owner, "now": now}):
-                rows = rows[:max(1, (len(rows) + 1) // 2)]  # the end of a burst: share it
-            rows = rows[:limit]
-            if rows:
-                # one column-level UPDATE (the rows are ours under the write lock / row locks)
-                _CLAIM.run(conn, {"jobs": [row["id"] for row in rows], "owner": owner,
-                                  "until": until, "now": now})
-            for row in rows:
-                old_states[row["id"]] = row["state"]
-                job = loaded_job({**row, "state": RUNNING, "lease_owner": owner,
-                                  "lease_until": until,
-                                  "lease_generation": row["lease_generation"] + 1,
-                                  "attempts": row["attempts"] + 1, "updated_at": now})
-                out.append((job, Lease(row["id"], owner, job.lease_generation)))
+                ids = ids[:max(1, (len(ids) + 1) // 2)]  # the end of a burst: share it
+            ids = ids[:limit]
+            if ids:
+                # the rows are ours (under the write lock / row locks): one UPDATE that
+                # returns them as they now are
+                claimed = {row["id"]: row for row in _CLAIM.dicts(conn, {
+                    "jobs": ids, "owner": owner, "until": until, "now": now})}
+                for job_id in ids:
+                    job = loaded_job(claimed[job_id])
+                    out.append((job, Lease(job_id, owner, job.lease_generation)))
+                old_states.update(dict.fromkeys(expired, RUNNING))
         for job, lease in out:
             old = old_states.get(lease.job_id, QUEUED)
             emit(job, old, RUNNING, attempt=job.attempts,
@@ -577,10 +578,10 @@ _OTHERS_AT_WORK = Prepared(select(Job.id).where(
     col(Job.lease_until) >= bindparam("now")).limit(1))
 _JOBS = Job.__table__  # type: ignore[attr-defined]
 _EXPIRED = Prepared(
-    select(_JOBS).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
+    select(Job.id).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
     .order_by(col(Job.lease_until)).limit(bindparam("limit")).with_for_update(skip_locked=True))
 _QUEUED_DUE = Prepared(
-    select(_JOBS).where(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now"))
+    select(Job.id).where(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now"))
     .order_by(col(Job.next_attempt_at), col(Job.id)).limit(bindparam("limit"))
     .with_for_update(skip_locked=True))
 #: UPDATE of the running job under a lease; the columns set are the parameters given
@@ -590,7 +591,7 @@ _FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
 _CLAIM = Prepared(update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
     state=RUNNING, lease_owner=bindparam("owner"), lease_until=bindparam("until"),
     lease_generation=col(Job.lease_generation) + 1, attempts=col(Job.attempts) + 1,
-    updated_at=bindparam("now")))
+    updated_at=bindparam("now")).returning(*_JOBS.c))
 _LEASES_QUERY = select(Job.id, Job.lease_generation, Job.state).where(
     col(Job.id).in_(bindparam("jobs", expanding=True)))
 _LEASES = Prepared(_LEASES_QUERY)
