@@ -70,6 +70,8 @@ _NO_LINK = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EN
 
 def _norm(path: str) -> str:
     """Absolute, normalised, no trailing slash."""
+    if path[:1] == "/" and "//" not in path and "/." not in path and path[-1:] != "/":
+        return path  # already so (the file ids this connector hands out): no two passes
     return os.path.normpath(os.path.abspath(path))
 
 

@@ -62,6 +62,11 @@ class _Compiled:
             _sqlite_utc if dialect.name == "sqlite" and isinstance(col[3], UTCDateTime)
             else col[3]._cached_result_processor(dialect, None)  # noqa: SLF001
             for col in result_columns]
+        #: (name, default, bind processor, expanding) of each parameter, in the driver's
+        #: order (positional) or the statement's (named)
+        self.plan: list[tuple[str, Any, Processor | None, bool]] = [
+            (name, self.defaults.get(name), self.bind.get(name), name in self.expanding)
+            for name in (self.names if self.positional else self.defaults)]
         self._texts: dict[tuple[int, ...], str] = {}
 
     def text_for(self, sizes: tuple[int, ...]) -> str:
@@ -176,20 +181,6 @@ def _bind(c: _Compiled, params: Mapping[str, Any], memo: dict[tuple[str, Any], A
           ) -> tuple[str, Any]:
     """(SQL, driver parameters) for one execution; `memo` keeps processed values by
     (name, value) across the rows of one executemany."""
-    def value(name: str) -> Any:
-        raw = params[name] if name in params else c.defaults.get(name)
-        proc = c.bind.get(name)
-        if proc is None or raw is None:
-            return raw
-        key = (name, raw)
-        try:
-            return memo[key]
-        except KeyError:
-            done = memo[key] = proc(raw)
-            return done
-        except TypeError:  # unhashable: process every time
-            return proc(raw)
-
     sql = c.sql
     if c.expanding:
         sizes = tuple(len(params[name]) for name in sorted(c.expanding))
@@ -198,20 +189,37 @@ def _bind(c: _Compiled, params: Mapping[str, Any], memo: dict[tuple[str, Any], A
         sql = c.text_for(sizes)
     if c.positional:
         args: list[Any] = []
-        for name in c.names:
-            if name in c.expanding:
+        for name, default, proc, expanding in c.plan:
+            if expanding:
                 args.extend(params[name])
-            else:
-                args.append(value(name))
+                continue
+            raw = params.get(name, default)
+            args.append(raw if proc is None or raw is None else _processed(
+                proc, name, raw, memo))
         return sql, args
     named: dict[str, Any] = {}
-    for name in c.defaults:
-        if name in c.expanding:
+    for name, default, proc, expanding in c.plan:
+        if expanding:
             for i, item in enumerate(params[name], 1):
                 named[f"{name}_{i}"] = item
-        else:
-            named[name] = value(name)
-    for name in params:
+            continue
+        raw = params.get(name, default)
+        named[name] = raw if proc is None or raw is None else _processed(proc, name, raw, memo)
+    for name, raw in params.items():
         if name not in named and name not in c.expanding:
-            named[name] = value(name)
+            proc = c.bind.get(name)
+            named[name] = raw if proc is None or raw is None else _processed(
+                proc, name, raw, memo)
     return sql, named
+
+
+def _processed(proc: Processor, name: str, raw: Any, memo: dict[tuple[str, Any], Any]) -> Any:
+    """`proc(raw)`, once per (name, value) in `memo`."""
+    key = (name, raw)
+    try:
+        return memo[key]
+    except KeyError:
+        done = memo[key] = proc(raw)
+        return done
+    except TypeError:  # unhashable: process every time
+        return proc(raw)

@@ -333,3 +333,11 @@ def test_move_across_real_filesystems(conn: LocalConnector, tmp_path: Path) -> N
         assert (tmp_path / "lib" / "filed.pdf").read_bytes() == b"cross device"
         assert moved.revision == f"12-{9_000_000_000}"
         assert os.listdir(lib) == ["filed.pdf"]
+
+
+@pytest.mark.parametrize("path", [
+    "/in/a.pdf", "/in//a.pdf", "/in/./a.pdf", "/in/x/../a.pdf", "/in/.hidden", "/in/a/",
+    "/", "in/a.pdf", "./a.pdf", "/in/a..pdf", "/in/..a", "/in/a.pdf/.",
+])
+def test_paths_are_normalised_as_normpath_and_abspath_do(path: str) -> None:
+    assert local_mod._norm(path) == os.path.normpath(os.path.abspath(path))
