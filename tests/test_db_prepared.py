@@ -108,3 +108,20 @@ def test_sqlite_timestamps_read_like_sqlalchemys(tmp_path) -> None:  # type: ign
     assert ours == theirs == times
     assert all(when.tzinfo is UTC for when in ours)
     db.dispose()
+
+
+def test_driver_errors_are_raised_as_sqlalchemys(db: Database) -> None:
+    """A broken constraint comes out as sqlalchemy's IntegrityError (what callers catch, as
+    from `Connection.execute`), and the transaction can still be rolled back and reused."""
+    from sqlalchemy.exc import IntegrityError
+
+    from renamerd.jobs import _INSERT_NEW_JOBS, _NEW_JOB_COLUMNS
+    from renamerd.models import Job
+
+    row = dict.fromkeys(_NEW_JOB_COLUMNS, "x") | {
+        "size": 1, "attempts": 0, "lease_generation": 0, "next_attempt_at": T0,
+        "created_at": T0, "updated_at": T0, "owner_id": None}
+    with pytest.raises(IntegrityError), db.write_session() as s:  # owner_id is NOT NULL
+        _INSERT_NEW_JOBS.many(s.connection(), [row])
+    with db.write_session() as s:
+        assert s.connection().execute(select(Job.id)).first() is None

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel.sql.sqltypes import UTCDateTime
@@ -109,7 +110,7 @@ class Prepared:
         """Execute once with `params`; returns the driver's rowcount (-1: unknown)."""
         c = self._compiled(conn)
         sql, args = _bind(c, params or {}, {})
-        with _cursor(conn) as cursor:
+        with _cursor(conn, sql) as cursor:
             cursor.execute(sql, args)
             return int(cursor.rowcount)
 
@@ -124,7 +125,7 @@ class Prepared:
         memo: dict[tuple[str, Any], Any] = {}
         sql = c.sql
         args = [_bind(c, row, memo)[1] for row in rows]
-        with _cursor(conn) as cursor:
+        with _cursor(conn, sql) as cursor:
             cursor.executemany(sql, args)
             return int(cursor.rowcount)
 
@@ -133,7 +134,7 @@ class Prepared:
         values through the columns' result processors."""
         c = self._compiled(conn)
         sql, args = _bind(c, params or {}, {})
-        with _cursor(conn) as cursor:
+        with _cursor(conn, sql) as cursor:
             cursor.execute(sql, args)
             fetched = cursor.fetchall()
         procs = [(i, p) for i, p in enumerate(c.result) if p is not None]
@@ -159,11 +160,15 @@ class Prepared:
 
 
 @contextlib.contextmanager
-def _cursor(conn: Connection) -> Iterator[Any]:
-    """A DBAPI cursor on `conn`'s connection (in its transaction), closed after use."""
+def _cursor(conn: Connection, sql: str) -> Iterator[Any]:
+    """A DBAPI cursor on `conn`'s connection (in its transaction), closed after use. The
+    driver's errors while it is used are raised as SQLAlchemy's (IntegrityError,
+    OperationalError...), as `Connection.execute` raises them."""
     cursor = conn.connection.cursor()
     try:
         yield cursor
+    except conn.dialect.loaded_dbapi.Error as err:
+        raise DBAPIError.instance(sql, None, err, conn.dialect.loaded_dbapi.Error) from err
     finally:
         cursor.close()
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, bindparam, func, insert, or_, text, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
@@ -234,7 +233,7 @@ class JobQueue:
         # would cost one statement per row; the write lock is ours: the rows past the highest
         # id are exactly these
         last = conn.execute(_LAST_JOB_ID).scalar() or 0
-        conn.exec_driver_sql(_SQLITE_INSERT_JOBS, _driver_rows(conn, rows))
+        _INSERT_NEW_JOBS.many(conn, rows)
         ids = {(file_id, rev): job_id for job_id, file_id, rev in conn.execute(
             _JOBS_AFTER, {"connection": connection, "after": last})}
         return [ids[(row["file_id"], row["revision"])] for row in rows]  # type: ignore[index]
@@ -517,30 +516,8 @@ _NEW_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_pat
                     "created_at", "updated_at")
 
 
-#: built from the constant column names above only
-_SQLITE_INSERT_JOBS = "INSERT INTO jobs ({}) VALUES ({})".format(  # noqa: S608
-    ", ".join(_NEW_JOB_COLUMNS), ", ".join("?" for _ in _NEW_JOB_COLUMNS))
-
-
-def _driver_rows(conn: Connection, rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
-    """`rows` as the driver takes them: each column's value through its type's bind
-    processor, as SQLAlchemy would, once per distinct value (a poll's rows share their
-    timestamps). SQLAlchemy's own per-row parameter handling cost more than the INSERT."""
-    processors = [_JOBS.c[name].type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
-                  for name in _NEW_JOB_COLUMNS]
-    done: dict[tuple[int, object], object] = {}
-
-    def bound(i: int, value: object) -> object:
-        processor = processors[i]
-        if processor is None or value is None:
-            return value
-        key = (i, value)
-        if key not in done:
-            done[key] = processor(value)
-        return done[key]
-
-    return [tuple(bound(i, row[name]) for i, name in enumerate(_NEW_JOB_COLUMNS))
-            for row in rows]
+#: the INSERT of new jobs on SQLite (their ids are read back after it: see `_insert`)
+_INSERT_NEW_JOBS = Prepared(insert(Job).values({name: bindparam(name) for name in _NEW_JOB_COLUMNS}))
 
 
 def _set_written(job: Job, values: dict[str, object]) -> None:
