@@ -391,8 +391,7 @@ class Daemon:
             state.last_poll_at = utcnow()
             s.add(state)
         self._cursors[conf.name] = (cursor, time.monotonic())
-        for job in new:
-            J.emit(job, "new", J.QUEUED)
+        J.emit_many((job, "new", J.QUEUED, {}) for job in new)
         if new:
             self.queue.notify()
         return len(new)

@@ -19,9 +19,11 @@ other's rows) and a `BEGIN IMMEDIATE` transaction on SQLite (claimers queue on t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -60,10 +62,21 @@ _listeners: list[TransitionListener] = []
 jobs_available = threading.Event()
 
 
-def add_transition_listener(listener: TransitionListener) -> None:
-    """Call `listener` after every committed transition in this process. Idempotent."""
+#: context managers entered around a burst of transitions (`emit_many`)
+_bursts: list[Callable[[], AbstractContextManager[object]]] = []
+
+
+def add_transition_listener(
+    listener: TransitionListener,
+    burst: Callable[[], AbstractContextManager[object]] | None = None,
+) -> None:
+    """Call `listener` after every committed transition in this process, and enter `burst()`
+    (when given) around the transitions `emit_many` tells at once: the log writes a burst's
+    lines with one flush. Idempotent."""
     if listener not in _listeners:
         _listeners.append(listener)
+    if burst is not None and burst not in _bursts:
+        _bursts.append(burst)
 
 
 def emit(job: Job, old: str, new: str, **fields: object) -> None:
@@ -73,6 +86,15 @@ def emit(job: Job, old: str, new: str, **fields: object) -> None:
             listener(job, old, new, fields)
         except Exception:  # a listener must never break a transition
             log.exception("transition listener failed")
+
+
+def emit_many(transitions: Iterable[tuple[Job, str, str, dict[str, object]]]) -> None:
+    """`emit` for each (job, old, new, fields) of a batch, in order, as one burst."""
+    with contextlib.ExitStack() as stack:
+        for burst in list(_bursts):
+            stack.enter_context(burst())
+        for job, old, new, fields in transitions:
+            emit(job, old, new, **fields)
 
 
 class LeaseLost(Exception):
@@ -167,8 +189,7 @@ class JobQueue:
                 jobs = self.enqueue_many(connection, owner_id, files, session=s)
             if jobs:
                 self.notify()
-            for job in jobs:
-                emit(job, "new", QUEUED)
+            emit_many((job, "new", QUEUED, {}) for job in jobs)
             return jobs
         wanted = {(f.id, f.revision): f for f in files}
         if not wanted:
@@ -290,10 +311,9 @@ class JobQueue:
                     job = loaded_job(claimed[job_id])
                     out.append((job, Lease(job_id, owner, job.lease_generation)))
                 old_states.update(dict.fromkeys(expired, RUNNING))
-        for job, lease in out:
-            old = old_states.get(lease.job_id, QUEUED)
-            emit(job, old, RUNNING, attempt=job.attempts,
-                  **({"recovered": True} if old == RUNNING else {}))
+        emit_many((job, old_states.get(lease.job_id, QUEUED), RUNNING, {
+            "attempt": job.attempts, **({"recovered": True} if lease.job_id in old_states else {})})
+            for job, lease in out)
         return out
 
     def heartbeat(self, lease: Lease) -> bool:

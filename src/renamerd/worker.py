@@ -555,8 +555,8 @@ class Worker:
                 outcomes[p.c.lease.job_id] = LOST
         for p in pending:
             self._broke.add(p.c.job.owner_id)
-            J.emit(p.c.job, J.RUNNING, J.PENDING_CREDITS)
             outcomes[p.c.lease.job_id] = J.PENDING_CREDITS
+        J.emit_many((p.c.job, J.RUNNING, J.PENDING_CREDITS, {}) for p in pending)
         return ready
 
     def _download(self, c: _Ctx) -> bytes | str:
@@ -638,8 +638,9 @@ class Worker:
                 log.warning("job %d: lease lost to another worker; dropping it", c.lease.job_id)
                 outcomes[c.lease.job_id] = LOST
         for c, _m in done:
-            J.emit(c.job, J.RUNNING, J.DONE, duration_s=now - c.job.created_at.timestamp())
             outcomes[c.lease.job_id] = J.DONE
+        J.emit_many((c.job, J.RUNNING, J.DONE, {"duration_s": now - c.job.created_at.timestamp()})
+                    for c, _m in done)
 
     def _finish(self, c: _Ctx, state: str, *, error: str | None = None, refund: bool = False) -> str:
         with self.db.write_session() as s:

@@ -72,3 +72,32 @@ def test_json_lines_carry_the_time_and_the_extra_fields() -> None:
             timespec="milliseconds")
         assert line["msg"] == "job 7" and line["level"] == "info"
         assert line["job"] == 7 and line["to"] == "done" and line["reason"] == "x"
+
+
+class _CountingStream(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
+def test_a_burst_of_transitions_is_flushed_once_and_a_lone_one_at_once(rig: Rig) -> None:
+    from renamerd import jobs as J
+    from renamerd.jobs import loaded_job
+
+    stream = _CountingStream()
+    obs.setup_logging(LoggingSettings(format="json"), stream=stream)
+    obs.install(rig.db)
+    try:
+        jobs = [loaded_job({"id": i, "connection": "mem", "attempts": 1}) for i in range(50)]
+        J.emit_many((job, "queued", "running", {}) for job in jobs)
+        assert stream.flushes == 1
+        assert [json.loads(line)["job"] for line in stream.getvalue().splitlines()] == list(
+            range(50))
+        J.emit(jobs[0], "running", "done")
+        assert stream.flushes == 2 and stream.getvalue().count("\n") == 51
+    finally:
+        logging.getLogger().removeHandler(logging.getLogger().handlers[-1])
