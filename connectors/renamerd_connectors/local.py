@@ -222,6 +222,9 @@ class LocalConnector:
         self._watch: FolderWatch | None = None
         self._watch_key: tuple[str, bool] | None = None
         self._watch_seen: FolderWatch | None = None
+        #: the last cursor `changes` returned and what it holds (watch, recursive, files), so
+        #: that the next wait and look need not parse it again
+        self._last: tuple[str, str, bool, dict[str, list[int]]] | None = None
         unknown = set(options) - {"stable_checks", "ignore", "settle_seconds", "inotify"}
         if unknown:
             raise ConfigError(f"local: unknown option(s) {', '.join(sorted(unknown))}")
@@ -297,6 +300,7 @@ class LocalConnector:
             {"v": 1, "w": watch, "r": recursive, "f": new_state}, separators=(",", ":"),
             ensure_ascii=False,
         )
+        self._last = (new_cursor, watch, recursive, new_state)
         return Changes(files, new_cursor, reset=reset)
 
     def wait_for_changes(self, cursor: str, timeout_s: float) -> bool:
@@ -305,11 +309,15 @@ class LocalConnector:
         settling, wait at most `settle_seconds`. Returns True every time: a quiet timeout still
         calls for a full look (inotify cannot see what another machine does to a network
         mount). Without inotify it just sleeps. Read-only; safe to repeat."""
-        try:
-            data = json.loads(cursor)
-            watch, recursive, files = str(data["w"]), bool(data["r"]), data["f"]
-        except (ValueError, KeyError, TypeError):
-            return True
+        last = self._last
+        if last is not None and last[0] == cursor:
+            _, watch, recursive, files = last
+        else:
+            try:
+                data = json.loads(cursor)
+                watch, recursive, files = str(data["w"]), bool(data["r"]), data["f"]
+            except (ValueError, KeyError, TypeError):
+                return True
         if any(v[2] < self.stable_checks for v in files.values()):
             timeout_s = min(timeout_s, self.settle_s)
         watcher = self._watcher(watch, recursive)
@@ -343,6 +351,9 @@ class LocalConnector:
     ) -> tuple[dict[str, list[int]], bool]:
         if cursor is None:
             return {}, False
+        last = self._last
+        if last is not None and last[0] == cursor and last[1:3] == (watch, recursive):
+            return last[3], False  # the one this connector just made: no need to parse it
         try:
             data = json.loads(cursor)
             if data.get("v") == 1 and data["w"] == watch and data["r"] == recursive:

@@ -341,3 +341,20 @@ def test_move_across_real_filesystems(conn: LocalConnector, tmp_path: Path) -> N
 ])
 def test_paths_are_normalised_as_normpath_and_abspath_do(path: str) -> None:
     assert local_mod._norm(path) == os.path.normpath(os.path.abspath(path))
+
+
+def test_a_cursor_reads_the_same_in_the_connector_that_made_it_and_in_a_fresh_one(
+        tmp_path: Path) -> None:
+    """The connector keeps its last cursor parsed; another process (a fresh connector) parses
+    it from the text: both must see the same thing, and an older cursor is still parsed."""
+    inbox = tmp_path / "inbox"
+    write(inbox / "a.pdf", b"a", 1_000_000_000)
+    made = LocalConnector({"stable_checks": 2})
+    first = made.changes(str(inbox), None)
+    write(inbox / "b.pdf", b"b", 1_000_000_000)
+    kept = made.changes(str(inbox), first.cursor)
+    parsed = LocalConnector({"stable_checks": 2}).changes(str(inbox), first.cursor)
+    assert kept == parsed and [f.name for f in kept.files] == ["a.pdf"]
+    again = made.changes(str(inbox), first.cursor)  # an older cursor than its last one
+    assert again == kept
+    assert made.changes(str(inbox), str(inbox)).files == []  # a foreign cursor: listed afresh
