@@ -10,9 +10,42 @@ from renamerd.models import User
 
 
 def test_migrations_reach_head_and_are_repeatable(db: Database) -> None:
-    assert db.current_revision() == "0001"
+    assert db.current_revision() == "0002"
     db.upgrade()  # a second run is a no-op
-    assert db.current_revision() == "0001"
+    assert db.current_revision() == "0002"
+
+
+def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Migration 0002: an owner's pending jobs have an index of their own, which the grant
+    hook's UPDATE uses (and the jobs' other state changes do not touch); it goes back down to
+    0001's index and up again."""
+    from alembic import command
+    from alembic.config import Config
+
+    from renamerd.db import MIGRATIONS
+    from renamerd.jobs import _WAKE
+
+    db = Database(f"sqlite:///{tmp_path / 'x.db'}")
+    db.upgrade()
+
+    def indexes() -> set[str]:
+        with db.engine.connect() as conn:
+            return {row[0] for row in conn.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE tbl_name = 'jobs' AND type = 'index'")}
+
+    assert "ix_jobs_owner_pending" in indexes() and "ix_jobs_owner_state" not in indexes()
+    sql = str(_WAKE.compile(dialect=db.engine.dialect))
+    with db.engine.connect() as conn:
+        plan = " ".join(str(row) for row in conn.exec_driver_sql(
+            f"EXPLAIN QUERY PLAN {sql}", (None,) * sql.count("?")))
+    assert "ix_jobs_owner_pending" in plan
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", db.url)
+    command.downgrade(cfg, "0001")
+    assert "ix_jobs_owner_state" in indexes() and "ix_jobs_owner_pending" not in indexes()
+    db.upgrade()
+    assert db.current_revision() == "0002" and "ix_jobs_owner_pending" in indexes()
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path) -> None:

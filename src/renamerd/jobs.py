@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, func, insert, or_, text, update
+from sqlalchemy import and_, bindparam, func, insert, literal_column, or_, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import configure_mappers
 from sqlalchemy.orm.attributes import set_committed_value
@@ -569,6 +569,15 @@ _DUE = or_(  # queued and due, or running with a lease that ran out (its worker 
     and_(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now")),
 )
 _CLAIMABLE_PROBE = select(Job.id).where(_DUE).limit(1)
+#: written out, not a parameter: the query planners then see that the partial index of pending
+#: jobs (ix_jobs_owner_pending) applies
+_IS_PENDING = col(Job.state) == literal_column(f"'{PENDING_CREDITS}'")
+#: the grant hook's UPDATE: an owner's pending jobs created since `oldest` queued again
+_WAKE = (update(Job)
+         .where(col(Job.owner_id) == bindparam("user"), _IS_PENDING,
+                col(Job.created_at) >= bindparam("oldest"))
+         .values(state=QUEUED, attempts=0, next_attempt_at=bindparam("now"),
+                 updated_at=bindparam("now"), error=None))
 #: another claimer's live lease (few jobs run at a time: the state index finds them)
 _OTHERS_AT_WORK = Prepared(select(Job.id).where(
     col(Job.state) == RUNNING, col(Job.lease_owner) != bindparam("owner"),
@@ -623,11 +632,7 @@ def wake_pending(session: Session, user_id: str, now: datetime) -> int:
         max_age = _cli_resume_max_age_days()
     oldest = now - timedelta(days=max_age)
     result = session.exec(  # type: ignore[call-overload]
-        update(Job)
-        .where(col(Job.owner_id) == user_id, col(Job.state) == PENDING_CREDITS,
-               col(Job.created_at) >= oldest)
-        .values(state=QUEUED, attempts=0, next_attempt_at=now, updated_at=now, error=None)
-    )
+        _WAKE, params={"user": user_id, "oldest": oldest, "now": now})
     woken = int(result.rowcount or 0)
     if woken:
         notify_others(session)

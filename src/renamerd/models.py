@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -152,7 +152,11 @@ class Job(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("connection", "file_id", "revision", name="uq_jobs_file_revision"),
         Index("ix_jobs_state_next", "state", "next_attempt_at"),
-        Index("ix_jobs_owner_state", "owner_id", "state"),
+        # the grant hook's look-up of an owner's pending jobs; partial, so that the state
+        # changes of every other job leave it alone (migration 0002)
+        Index("ix_jobs_owner_pending", "owner_id", "created_at",
+              sqlite_where=text("state = 'pending_credits'"),
+              postgresql_where=text("state = 'pending_credits'")),
         # a poll looks its files up by revision (its own moves have other ids, same revision)
         Index("ix_jobs_connection_revision", "connection", "revision"),
     )
