@@ -53,8 +53,6 @@ IDLE_SQLITE_S = 0.2
 #: a worker thread claims as many jobs as it runs in about this long (see BatchPace)
 BATCH_TARGET_S = 0.5
 BATCH_MAX = 64
-#: how often the SQLite watch looks whether a worker became idle, while all are busy
-BUSY_LOOK_S = 0.05
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
 CURSOR_FLUSH_S = 30.0
 
@@ -153,8 +151,11 @@ class Daemon:
         self._threads: list[threading.Thread] = []
         self._pollers: list[threading.Thread] = []
         self._busy = 0  # jobs running
-        self._busy_workers = 0
         self._busy_lock = threading.Lock()
+        #: worker threads waiting for jobs, and set while there is one (the SQLite watch
+        #: listens only then)
+        self._idle_workers = 0
+        self._someone_idle = threading.Event()
         self._poll_connectors: dict[str, Connector] = {}
         self._listener: threading.Thread | None = None
         self._db_watch: SqliteWrites | None = None
@@ -220,6 +221,7 @@ class Daemon:
             log.info("stopping: %d job(s) running, %.0fs grace", self.busy, grace)
         self._stopping.set()
         J.jobs_available.set()
+        self._someone_idle.set()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         deadline = time.monotonic() + grace
@@ -456,12 +458,10 @@ class Daemon:
                 self._stopping.wait(IDLE_S)
                 continue
             if not claimed:
-                if J.jobs_available.wait(idle_s):
-                    J.jobs_available.clear()
+                self._wait_for_jobs(idle_s)
                 continue
             with self._busy_lock:
                 self._busy += len(claimed)
-                self._busy_workers += 1
             started = time.monotonic()
             outcomes = ["error"] * len(claimed)
             try:
@@ -475,20 +475,33 @@ class Daemon:
                     obs.observe_run(outcome, elapsed)
                 with self._busy_lock:
                     self._busy -= len(claimed)
-                    self._busy_workers -= 1
+
+    def _wait_for_jobs(self, idle_s: float) -> None:
+        """An idle worker thread: wait until jobs may be claimable (a poll here, a grant, a
+        write by another process) or `idle_s` pass."""
+        with self._busy_lock:
+            self._idle_workers += 1
+            self._someone_idle.set()
+        try:
+            if J.jobs_available.wait(idle_s):
+                J.jobs_available.clear()
+        finally:
+            with self._busy_lock:
+                self._idle_workers -= 1
+                if not self._idle_workers:
+                    self._someone_idle.clear()
 
     def _listen_sqlite(self) -> None:
         """SQLite: wake idle workers whenever another process writes the database (new jobs,
-        grants, retries), as LISTEN does on PostgreSQL."""
+        grants, retries), as LISTEN does on PostgreSQL. Listens only while a worker waits for
+        jobs: a busy worker claims again when its batch ends, and this process's own commits
+        would wake this thread a few times per batch (each wake-up takes the GIL from the
+        engine)."""
         watch = self._db_watch
         assert watch is not None
         try:
             while not self._stopping.is_set():
-                if self._busy_workers >= self.n_workers:
-                    # every worker claims again when its batch ends: nobody to wake, and this
-                    # process's own commits would wake this thread a few times per batch
-                    self._stopping.wait(BUSY_LOOK_S)
-                elif watch.wait(1.0):
+                if self._someone_idle.wait(IDLE_S) and watch.wait(1.0):
                     J.jobs_available.set()
         finally:
             watch.close()
