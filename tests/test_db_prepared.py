@@ -10,13 +10,13 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlmodel import col
 
 from renamerd.db import Database
-from renamerd.db_prepared import Prepared
+from renamerd.db_prepared import Prepared, bound
 from renamerd.models import JournalEntry
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 _COLUMNS = ("job_id", "connection", "file_id", "old_path", "new_path", "new_file_id", "batch",
             "created_at")
-_INSERT = Prepared(insert(JournalEntry).values({k: bindparam(k) for k in _COLUMNS}))
+_INSERT = Prepared(insert(JournalEntry).values(bound(_COLUMNS)))
 _BY_ID = select(JournalEntry.id, JournalEntry.new_path, JournalEntry.created_at,
                 JournalEntry.undone_at).where(col(JournalEntry.id).in_(
                     bindparam("ids", expanding=True))).order_by(col(JournalEntry.id))

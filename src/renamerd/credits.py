@@ -30,7 +30,7 @@ from sqlmodel import Session, col, select
 
 from renamerd.config import CreditsSettings
 from renamerd.db import Database
-from renamerd.db_prepared import Prepared
+from renamerd.db_prepared import Prepared, bound
 from renamerd.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
 
 SOURCES = ("signup", "grant", "purchase")
@@ -335,9 +335,9 @@ class Credits:
 
 _BALANCE = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
     col(CreditLot.user_id) == bindparam("u"), col(CreditLot.expires_at) > bindparam("now"))
-_USER = Prepared(select(User.id).where(col(User.id) == bindparam("u")))
-_USER_FOR_UPDATE = Prepared(select(User.id).where(col(User.id) == bindparam("u"))
-                            .with_for_update())
+_USER_QUERY = select(User.id).where(col(User.id) == bindparam("u"))
+_USER = Prepared(_USER_QUERY)
+_USER_FOR_UPDATE = Prepared(_USER_QUERY.with_for_update())
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
 _CHARGES_OF = Prepared(select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
@@ -361,13 +361,12 @@ _OPEN_LOTS = Prepared(
 )
 _TAKE_FROM_LOT = Prepared(update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
                           .values(remaining=col(CreditLot.remaining) - bindparam("take")))
-_INSERT_LEDGER = Prepared(insert(CreditLedger).values({name: bindparam(name) for name in (
-    "user_id", "lot_id", "delta", "kind", "reason", "ref", "created_at")}))
-_INSERT_CHARGE = Prepared(insert(CreditCharge).values({name: bindparam(name) for name in (
-    "user_id", "ref", "created_at", "state", "amount", "lot_id", "updated_at")}))
+_INSERT_LEDGER = Prepared(insert(CreditLedger).values(bound((
+    "user_id", "lot_id", "delta", "kind", "reason", "ref", "created_at"))))
+_INSERT_CHARGE = Prepared(insert(CreditCharge).values(bound((
+    "user_id", "ref", "created_at", "state", "amount", "lot_id", "updated_at"))))
 _SET_CHARGE = Prepared(update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
-                       .values({name: bindparam(name) for name in (
-                           "state", "amount", "lot_id", "updated_at")}))
+                       .values(bound(("state", "amount", "lot_id", "updated_at"))))
 _CHARGED = (update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
             .values(state="charged", updated_at=bindparam("now")))
 _CHARGED_MANY = Prepared(update(CreditCharge)

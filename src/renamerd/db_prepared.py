@@ -11,7 +11,8 @@ with ordinary statements.
 
 The statement stays the single, portable source of the SQL (SQLite's `?` and psycopg's
 `%(name)s` come from SQLAlchemy's compiler). An INSERT or UPDATE names its columns in
-`.values()` (compiled without parameters, a bare `insert(table)` would set every column, the
+`.values()` (`bound(names)`: each set from the parameter of its name)
+(compiled without parameters, a bare `insert(table)` would set every column, the
 primary key included). Supported: bound parameters, literal values,
 expanding `IN` parameters (`bindparam(name, expanding=True)`, given a non-empty sequence), and
 result columns. Values go through the column types' bind processors (a value repeated across
@@ -25,15 +26,24 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BindParameter
 from sqlmodel.sql.sqltypes import UTCDateTime
+
+
+def bound(names: Iterable[str]) -> dict[str, BindParameter[Any]]:
+    """`.values()` for an INSERT or UPDATE run by `Prepared`: each of `names` set from the
+    parameter of the same name."""
+    return {name: bindparam(name) for name in names}
+
 
 _EXPANDING = re.compile(r"\(__\[POSTCOMPILE_(\w+)\]\)")
 Processor = Callable[[Any], Any]

@@ -37,7 +37,7 @@ from renamerd import credits as credits_module
 from renamerd.config import CreditsSettings, DaemonSettings
 from renamerd.connector import RemoteFile, join_path
 from renamerd.db import Database
-from renamerd.db_prepared import Prepared
+from renamerd.db_prepared import Prepared, bound
 from renamerd.models import Job, utcnow
 
 log = logging.getLogger("renamerd.jobs")
@@ -537,7 +537,7 @@ _NEW_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_pat
 
 
 #: the INSERT of new jobs on SQLite (their ids are read back after it: see `_insert`)
-_INSERT_NEW_JOBS = Prepared(insert(Job).values({name: bindparam(name) for name in _NEW_JOB_COLUMNS}))
+_INSERT_NEW_JOBS = Prepared(insert(Job).values(bound(_NEW_JOB_COLUMNS)))
 
 
 def _set_written(job: Job, values: dict[str, object]) -> None:
@@ -610,7 +610,7 @@ def _fenced_update(columns: tuple[str, ...]) -> Prepared:
     found = _fenced_updates.get(columns)
     if found is None:
         found = _fenced_updates[columns] = Prepared(
-            _FENCED_UPDATE.values({name: bindparam(name) for name in columns}))
+            _FENCED_UPDATE.values(bound(columns)))
     return found
 
 

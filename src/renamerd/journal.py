@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from renamerd.connector import Conflict, Connector, NotFound
 from renamerd.db import Database
-from renamerd.db_prepared import Prepared
+from renamerd.db_prepared import Prepared, bound
 from renamerd.models import JournalEntry, utcnow
 
 
@@ -64,9 +64,9 @@ def record_now_many(
                  [{**move, "batch": None, "created_at": created} for move in moves])
 
 
-_INSERT = Prepared(insert(JournalEntry).values({name: bindparam(name) for name in (
+_INSERT = Prepared(insert(JournalEntry).values(bound((
     "job_id", "connection", "file_id", "old_path", "new_path", "new_file_id", "batch",
-    "created_at")}))
+    "created_at"))))
 
 
 class Journal:
