@@ -30,6 +30,16 @@ def invoice_pdf(i: int) -> bytes:
     ])
 
 
+def drop(path: Path, data: bytes) -> None:
+    """Put a document into a watched folder as a scanner or a sync client does: written under
+    a name the local connector ignores (`*.part`), then renamed into place. A plain write
+    into a folder the daemon watches with `stable_checks = 1` can be seen half written, and
+    its two versions become two jobs."""
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, path)
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -17,7 +17,7 @@ from renamerd.credits import Credits
 from renamerd.db import Database
 from renamerd.models import Job, User, utcnow
 
-from .e2e import invoice_pdf, renamerd, renamerd_cli, stop, wait_for, write_config
+from .e2e import drop, invoice_pdf, renamerd, renamerd_cli, stop, wait_for, write_config
 
 POLL_S = 3.0
 
@@ -60,7 +60,7 @@ def test_grant_resumes_pending_jobs_and_old_ones_wait_for_retry(tmp_path: Path) 
 
         # 8 more documents for the 7 credits left: 7 done, 1 pending; it is 31 days old
         for i in range(8, 16):
-            (inbox / f"doc{i}.pdf").write_bytes(invoice_pdf(i))
+            drop(inbox / f"doc{i}.pdf", invoice_pdf(i))  # the daemon is watching
         wait_for(lambda: states(db) == {J.DONE: 15, J.PENDING_CREDITS: 1}, 60, "15 done", proc)
         with db.write_session() as s:
             old = s.exec(select(Job).where(Job.state == J.PENDING_CREDITS)).one()
