@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine import docmaker as dm  # noqa: E402
-from renamerd.accounts import Accounts  # noqa: E402
 from renamerd.config import Settings  # noqa: E402
-from renamerd.db import Database  # noqa: E402
 from renamerd.engine import rename  # noqa: E402
 from renamerd.engine.types import RenameOptions  # noqa: E402
+from renamerd.service.accounts import Accounts  # noqa: E402
+from renamerd.storage.database import Database  # noqa: E402
 
 INVOICE = [
     dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),
@@ -58,7 +58,7 @@ INVOICE = [
 
 POOLED_SQLITE = """
 import sys
-import renamerd.db as m
+import renamerd.storage.database as m
 from sqlalchemy.pool import QueuePool
 _create = m.create_engine
 def create_engine(url, **kw):
@@ -66,7 +66,7 @@ def create_engine(url, **kw):
         kw.update(poolclass=QueuePool, pool_size=8, max_overflow=32)
     return _create(url, **kw)
 m.create_engine = create_engine
-from renamerd.cli import main
+from renamerd.commands.cli import main
 main(sys.argv[1:])
 """
 
@@ -101,7 +101,7 @@ class Served:
         _, self.token = accounts.create_token(email)
         db.dispose()
         env = {k: v for k, v in os.environ.items() if not k.startswith("RENAMERD_")}
-        command = [sys.executable, "-m", "renamerd.cli", "serve", "--config", str(config)]
+        command = [sys.executable, "-m", "renamerd.commands.cli", "serve", "--config", str(config)]
         if pooled_sqlite:
             # What-if: the same server with a bigger SQLite QueuePool (8 + 32 overflow) than
             # db.py's default (database.pool_size); db.py pools SQLite connections itself now.

@@ -48,10 +48,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from daemon.e2e import invoice_pdf, write_config  # noqa: E402
 from renamerd.config import Settings  # noqa: E402
-from renamerd.db import Database  # noqa: E402
 from renamerd.engine import rename  # noqa: E402
 from renamerd.engine.types import RenameOptions  # noqa: E402
-from renamerd.startup import prepare_long_running  # noqa: E402
+from renamerd.runtime.startup import prepare_long_running  # noqa: E402
+from renamerd.storage.database import Database  # noqa: E402
 
 
 def engine_rate(docs: list[bytes], ext: str = ".pdf") -> tuple[float, float]:
@@ -116,7 +116,7 @@ def daemon_rate(docs: list[bytes], processes: int, ext: str = ".pdf") -> tuple[f
         staging.mkdir()
         for i, data in enumerate(docs):
             (staging / f"scan_{i:04d}{ext}").write_bytes(data)
-        db_url = f"sqlite:///{tmp / 'renamerd.db'}"
+        db_url = f"sqlite:///{tmp / 'renamerd.storage.database'}"
         config = write_config(
             tmp / "config.toml", db_url=db_url, state=tmp / "state", signup=100_000,
             daemon={"workers": 1, "lease_s": 60},
@@ -135,7 +135,7 @@ def daemon_rate(docs: list[bytes], processes: int, ext: str = ".pdf") -> tuple[f
         env = {**os.environ, "RENAMERD_LOGGING__LEVEL": "WARNING",
                "NOTIFY_SOCKET": str(tmp / "notify.sock")}
         procs = [
-            subprocess.Popen([sys.executable, "-m", "renamerd.cli", "worker", "--config",
+            subprocess.Popen([sys.executable, "-m", "renamerd.commands.cli", "worker", "--config",
                               str(config)], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
             for _ in range(processes)
@@ -176,7 +176,7 @@ def idle_poll(files: int = 10_000) -> tuple[list[int], list[float], float]:
     """API calls and thread CPU ms of idle polls of a `files`-file emulated Dropbox."""
     from emulators.base import Faults
     from emulators.dropbox import DropboxEmulator
-    from renamerd.daemon import Daemon
+    from renamerd.runtime.daemon import Daemon
 
     emulator = DropboxEmulator(faults=Faults(retry_after=0)).start()
     tmp = Path(tempfile.mkdtemp(prefix="renamerd-bench-poll-"))
@@ -197,7 +197,7 @@ def idle_poll(files: int = 10_000) -> tuple[list[int], list[float], float]:
         db = Database(settings.database.url)
         db.upgrade()
         daemon = Daemon(settings, db, workers=0, engine=lambda *a: None)  # type: ignore[arg-type,return-value]
-        from renamerd.accounts import Accounts
+        from renamerd.service.accounts import Accounts
 
         daemon.owners = {"box": Accounts(db, settings).ensure_user("p@example.com").id}
         t0 = time.perf_counter()

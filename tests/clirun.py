@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from renamerd.cli import main
+from renamerd.commands.cli import main
 
 
 @dataclass

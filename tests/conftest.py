@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from renamerd.config import Settings  # noqa: E402
-from renamerd.db import Database  # noqa: E402
+from renamerd.storage.database import Database  # noqa: E402
 from servers import (  # noqa: E402
     PostgresServer,
     RedisServer,
@@ -75,7 +75,7 @@ def postgres_url(postgres_server: PostgresServer) -> str:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'renamerd.db'}"
+        return f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
     return fresh_postgres_url(request.getfixturevalue("postgres_server"))
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from renamerd.accounts import (
+from renamerd.service.accounts import (
     TOKEN_LEN,
     AccountError,
     Accounts,
@@ -13,7 +13,7 @@ from renamerd.accounts import (
     hash_token,
     looks_like_token,
 )
-from renamerd.db import Database
+from renamerd.storage.database import Database
 
 
 def test_tokens_have_prefix_length_and_checksum() -> None:

@@ -6,11 +6,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from renamerd.accounts import Accounts
 from renamerd.config import CreditsSettings, Settings
-from renamerd.credits import Credits, InsufficientCredits, register_grant_hook
-from renamerd.db import Database
-from renamerd.models import CreditLedger, CreditLot, utcnow
+from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits, InsufficientCredits, register_grant_hook
+from renamerd.storage.database import Database
+from renamerd.storage.models import CreditLedger, CreditLot, utcnow
 
 
 class Clock:

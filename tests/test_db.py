@@ -5,8 +5,8 @@ import threading
 from sqlalchemy import text
 from sqlmodel import select
 
-from renamerd.db import Database
-from renamerd.models import User
+from renamerd.storage.database import Database
+from renamerd.storage.models import User
 
 
 def test_migrations_reach_head_and_are_repeatable(db: Database) -> None:
@@ -22,8 +22,8 @@ def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> Non
     from alembic import command
     from alembic.config import Config
 
-    from renamerd.db import MIGRATIONS
-    from renamerd.jobs import _WAKE
+    from renamerd.service.jobs.pending import _WAKE
+    from renamerd.storage.database import MIGRATIONS
 
     db = Database(f"sqlite:///{tmp_path / 'x.db'}")
     db.upgrade()

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import bindparam, insert, select, update
 from sqlmodel import col
 
-from renamerd.db import Database
-from renamerd.db_prepared import Prepared, bound
-from renamerd.models import JournalEntry
+from renamerd.storage.database import Database
+from renamerd.storage.models import JournalEntry
+from renamerd.storage.prepared import Prepared, bound
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 _COLUMNS = ("job_id", "connection", "file_id", "old_path", "new_path", "new_file_id", "batch",
@@ -115,8 +115,9 @@ def test_driver_errors_are_raised_as_sqlalchemys(db: Database) -> None:
     from `Connection.execute`), and the transaction can still be rolled back and reused."""
     from sqlalchemy.exc import IntegrityError
 
-    from renamerd.jobs import _INSERT_NEW_JOBS, _NEW_JOB_COLUMNS
-    from renamerd.models import Job
+    from renamerd.service.jobs.rows import INSERT_NEW_JOBS as _INSERT_NEW_JOBS
+    from renamerd.service.jobs.rows import NEW_JOB_COLUMNS as _NEW_JOB_COLUMNS
+    from renamerd.storage.models import Job
 
     row = dict.fromkeys(_NEW_JOB_COLUMNS, "x") | {
         "size": 1, "attempts": 0, "lease_generation": 0, "next_attempt_at": T0,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from renamerd.db import Database
-from renamerd.db_watch import SqliteWrites
+from renamerd.storage.database import Database
+from renamerd.storage.watch import SqliteWrites
 
 
 def _quiet(watch: SqliteWrites) -> None:

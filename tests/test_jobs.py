@@ -9,13 +9,13 @@ from datetime import timedelta
 import pytest
 
 from daemon.fakes import Clock  # noqa: E402
-from renamerd import jobs as J
-from renamerd.accounts import Accounts
 from renamerd.config import CreditsSettings, DaemonSettings, Settings
-from renamerd.connector import RemoteFile
-from renamerd.credits import Credits
-from renamerd.db import Database
-from renamerd.models import Job
+from renamerd.connectors import RemoteFile
+from renamerd.service import jobs as J
+from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits
+from renamerd.storage.database import Database
+from renamerd.storage.models import Job
 
 
 def rf(i: int, rev: str = "r1", path: str | None = None) -> RemoteFile:
@@ -150,7 +150,7 @@ def test_manual_retry(queue: J.JobQueue, owner: str) -> None:
 
 def test_grant_wakes_recent_pending_jobs_only(db: Database, queue: J.JobQueue, owner: str,
                                               clock: Clock) -> None:
-    J.configure(CreditsSettings(resume_max_age_days=30))
+    credits = Credits(db, CreditsSettings(resume_max_age_days=30))
     queue.enqueue_many("c", owner, [rf(1), rf(2)])
     leases = [lease for _, lease in queue.claim("w", limit=2)]
     for lease in leases:
@@ -161,11 +161,11 @@ def test_grant_wakes_recent_pending_jobs_only(db: Database, queue: J.JobQueue, o
         old.created_at = clock() - timedelta(days=31)
         s.add(old)
     J.jobs_available.clear()
-    Credits(db).grant(owner, 10)
+    credits.grant(owner, 10)
     assert J.jobs_available.is_set()
     assert queue.get(leases[0].job_id).state == J.QUEUED
     assert queue.get(leases[1].job_id).state == J.PENDING_CREDITS
-    Credits(db).grant(owner, 10)  # repeating changes nothing for the old one
+    credits.grant(owner, 10)  # repeating changes nothing for the old one
     assert queue.get(leases[1].job_id).state == J.PENDING_CREDITS
     assert queue.retry(leases[1].job_id).state == J.QUEUED
 
@@ -174,7 +174,8 @@ def test_enqueue_survives_a_concurrent_insert(queue: J.JobQueue, owner: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     queue.enqueue_many("c", owner, [rf(1), rf(2)])
     # another poller inserted 1 and 2 after our look-up: make the look-up see nothing
-    monkeypatch.setattr(J, "_chunks", lambda items, size: iter(()))
+    from renamerd.service.jobs import queue as queue_module
+    monkeypatch.setattr(queue_module, "_seen", lambda *args: (set(), set()))
     new = queue.enqueue_many("c", owner, [rf(1), rf(2), rf(3)])
     assert [j.file_id for j in new] == ["id3"]
     assert sum(queue.counts().values()) == 3

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from renamerd.db import Database
-from renamerd.journal import Journal, UndoError, move_back_no_replace, record
-from renamerd.models import JournalEntry
+from renamerd.service.journal import Journal, UndoError, move_back_no_replace, record
+from renamerd.storage.database import Database
+from renamerd.storage.models import JournalEntry
 from renamerd_connectors import memory
 
 

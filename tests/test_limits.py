@@ -7,7 +7,7 @@ import time
 import pytest
 
 from renamerd.config import LimitsSettings
-from renamerd.limits import LimitExceeded, Quota, RateLimiter
+from renamerd.service.limits import LimitExceeded, Quota, RateLimiter
 
 
 class Clock:

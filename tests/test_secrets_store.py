@@ -8,9 +8,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.db import Database
-from renamerd.models import StoredSecret
-from renamerd.secrets_store import (
+from renamerd.service.secrets import (
     SecretsError,
     SecretsKeyError,
     connector_options,
@@ -19,6 +17,8 @@ from renamerd.secrets_store import (
     load_refresh_token,
     store_refresh_token,
 )
+from renamerd.storage.database import Database
+from renamerd.storage.models import StoredSecret
 
 TOKEN = "1//0gRefreshTokenThatMustNeverAppearInClear-XyZ123"
 
@@ -118,11 +118,11 @@ def test_key_file_readable_by_others_is_warned_about(
         update={"secrets": settings.secrets.model_copy(update={"key_file": str(key_file)})}
     )
     key_file.chmod(0o600)
-    with caplog.at_level("WARNING", logger="renamerd.secrets_store"):
+    with caplog.at_level("WARNING", logger="renamerd.service.secrets"):
         assert has_key(s)
     assert not caplog.records
     key_file.chmod(0o644)
-    with caplog.at_level("WARNING", logger="renamerd.secrets_store"):
+    with caplog.at_level("WARNING", logger="renamerd.service.secrets"):
         assert has_key(s)
     assert "chmod 600" in caplog.text and key_file.read_text() not in caplog.text
 

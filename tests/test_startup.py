@@ -6,7 +6,7 @@ import gc
 
 from renamerd.engine.fields import dates
 from renamerd.engine.lexicon import LANGUAGES
-from renamerd.startup import prepare_long_running
+from renamerd.runtime.startup import prepare_long_running
 
 
 def test_warms_the_engine_and_freezes_the_heap_once() -> None:

@@ -43,7 +43,7 @@ from dropbox.session import API_HOST, HOST_API, HOST_CONTENT, HOST_NOTIFY, WEB_H
 from requests.adapters import HTTPAdapter
 from stone.backends.python_rsrc import stone_base, stone_validators
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     Changes,
     ConfigError,

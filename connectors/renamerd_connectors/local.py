@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from renamerd.connector import (
+from renamerd.connectors import (
     Changes,
     ConfigError,
     Conflict,

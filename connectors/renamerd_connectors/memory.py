@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     Changes,
     ConfigError,

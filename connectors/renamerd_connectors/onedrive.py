@@ -26,7 +26,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     Changes,
     ConfigError,

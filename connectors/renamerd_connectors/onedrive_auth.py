@@ -17,7 +17,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from renamerd.connector import AuthError, ConfigError, TransientError
+from renamerd.connectors import AuthError, ConfigError, TransientError
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from renamerd.accounts import Accounts
 from renamerd.api.app import create_app
 from renamerd.config import Settings
-from renamerd.db import Database
 from renamerd.engine.types import RenameOptions, RenameResult
+from renamerd.service.accounts import Accounts
+from renamerd.storage.database import Database
 
 
 def engine_available() -> bool:

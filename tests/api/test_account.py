@@ -68,7 +68,7 @@ def test_revoked_token_is_401(api: Api) -> None:
 
 
 def test_disabled_user_is_401(api: Api) -> None:
-    from renamerd.models import User
+    from renamerd.storage.models import User
 
     with api.db.write_session() as s:
         u = s.get(User, api.user_id)

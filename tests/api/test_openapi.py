@@ -19,10 +19,10 @@ from schemathesis.checks import (
 from starlette_testclient import TestClient as RequestsTestClient
 
 from api.conftest import RecordingEngine, engine_available
-from renamerd.accounts import Accounts
 from renamerd.api.app import create_app
 from renamerd.config import Settings
-from renamerd.db import Database
+from renamerd.service.accounts import Accounts
+from renamerd.storage.database import Database
 
 schemathesis.experimental.OPEN_API_3_1.enable()  # FastAPI writes OpenAPI 3.1
 

@@ -253,7 +253,7 @@ def test_customtemplate_too_long_is_400(api: Api, pdf_bytes: bytes) -> None:
 def test_idempotency_records_are_stored(api: Api, pdf_bytes: bytes) -> None:
     from sqlmodel import select
 
-    from renamerd.models import IdempotencyRecord
+    from renamerd.storage.models import IdempotencyRecord
 
     api.client.post(URL, headers={**api.auth, "Idempotency-Key": "stored"}, files=upload(pdf_bytes))
     with api.db.session() as s:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from clirun import run_cli
-from renamerd.accounts import looks_like_token
+from renamerd.service.accounts import looks_like_token
 
 
 @pytest.fixture

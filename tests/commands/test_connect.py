@@ -14,9 +14,9 @@ from cryptography.fernet import Fernet
 
 from clirun import run_cli
 from renamerd.config import load_settings
-from renamerd.connector import AuthError, open_connector
-from renamerd.db import Database
-from renamerd.secrets_store import connector_options, load_refresh_token
+from renamerd.connectors import AuthError, open_connector
+from renamerd.service.secrets import connector_options, load_refresh_token
+from renamerd.storage.database import Database
 from renamerd_connectors import memory
 
 _ids = itertools.count()
@@ -35,7 +35,7 @@ def cfg(tmp_path: Path, drive_name: str) -> Path:
     path = tmp_path / "renamerd.toml"
     path.write_text(f"""
 [database]
-url = "sqlite:///{tmp_path / 'renamerd.db'}"
+url = "sqlite:///{tmp_path / 'renamerd.storage.database'}"
 
 [[connections]]
 name = "cloud"
@@ -90,7 +90,7 @@ def test_connect_stores_encrypted_token_the_daemon_can_use(
         conn.changes("/Inbox", None)
     db.dispose()
 
-    for f in tmp_path.glob("renamerd.db*"):
+    for f in tmp_path.glob("renamerd.storage.database*"):
         assert token.encode() not in f.read_bytes()
 
 

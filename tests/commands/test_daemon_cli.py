@@ -9,11 +9,11 @@ import pytest
 
 from clirun import run_cli
 from daemon.fakes import doc, fake_engine
-from renamerd import jobs as J
 from renamerd.config import load_settings
-from renamerd.db import Database
-from renamerd.journal import record
-from renamerd.worker import ConnectorPool, Worker
+from renamerd.runtime.worker import ConnectorPool, Worker
+from renamerd.service import jobs as J
+from renamerd.service.journal import record
+from renamerd.storage.database import Database
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def env(db_url: str, tmp_path: Path) -> tuple[str, Path, Path]:
 
 def process_inbox(cfg: str) -> Database:
     """What the daemon does, in-process: poll once, run every job (with the test engine)."""
-    from renamerd.accounts import Accounts
+    from renamerd.service.accounts import Accounts
 
     settings = load_settings(cfg)
     db = Database(settings.database.url)

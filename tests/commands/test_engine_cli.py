@@ -11,8 +11,8 @@ from sqlmodel import select
 from clirun import run_cli
 from engine.corpus import samples, write_corpus
 from engine.docmaker import make_pdf
-from renamerd.db import Database
-from renamerd.models import JournalEntry
+from renamerd.storage.database import Database
+from renamerd.storage.models import JournalEntry
 
 INVOICE = ["Initech Solutions Ltd", "5 Side Street", "London EC1A 1BB", "", "INVOICE",
            "Invoice number: INV-77", "Invoice date: 01/02/2024", "Total: £120.00"]

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from clirun import run_cli
-from renamerd.accounts import Accounts
 from renamerd.config import Settings
-from renamerd.db import Database
+from renamerd.service.accounts import Accounts
+from renamerd.storage.database import Database
 
 
 def free_port() -> int:
@@ -44,7 +44,7 @@ def served(tmp_path: Path):
     _, token = accounts.create_token("cli@example.org")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RENAMERD_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "renamerd.cli", "serve", "--config", str(config)],
+        [sys.executable, "-m", "renamerd.commands.cli", "serve", "--config", str(config)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
     )
     url = f"http://127.0.0.1:{port}"

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     Changes,
     Conflict,
@@ -535,7 +535,7 @@ def run_pipeline(
     what the daemon would retry: a whole step after a TransientError that outlasted the
     connector's own retries, and a fresh name after a Conflict.
     """
-    from renamerd.connector import TransientError
+    from renamerd.connectors import TransientError
 
     c = h.connector
     cursor: str | None = None

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from renamerd import connector as connector_mod
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     ConfigError,
     Conflict,
@@ -26,6 +25,7 @@ from renamerd.connector import (
     resolve_options,
     split_name,
 )
+from renamerd.connectors import registry as connector_mod
 from renamerd_connectors import memory
 
 

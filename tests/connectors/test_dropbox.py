@@ -20,7 +20,7 @@ from contract import ConnectorContract, poll
 
 from emulators.base import Faults
 from emulators.dropbox import DropboxAccount, DropboxEmulator
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     ConfigError,
     Conflict,
@@ -438,14 +438,14 @@ def test_daemon_files_dropbox_documents_exactly_once(
     """The real daemon (fake engine) on the emulator: 10% faults, target inside watch, the
     longpoll picking up a late file, and a revoked token stopping the connection."""
     from daemon.fakes import doc, fake_engine
-    from renamerd import jobs as J
     from renamerd.config import Settings
-    from renamerd.daemon import Daemon
-    from renamerd.db import Database
-    from renamerd.models import ConnectionState
+    from renamerd.runtime.daemon import Daemon
+    from renamerd.service import jobs as J
+    from renamerd.storage.database import Database
+    from renamerd.storage.models import ConnectionState
 
     for h in make_harness(emulator):
-        db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
+        db = Database(f"sqlite:///{tmp_path / 'renamerd.storage.database'}")
         db.upgrade()
         settings = Settings(
             database={"url": db.url},

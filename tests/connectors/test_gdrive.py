@@ -18,7 +18,7 @@ from contract import ConnectorContract
 
 from emulators.base import Faults
 from emulators.gdrive import FOLDER, DriveEmulator
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     ConfigError,
     Conflict,
@@ -542,16 +542,16 @@ def test_daemon_files_drive_scans_once_under_faults(emulator: DriveEmulator, tmp
     import time
 
     from daemon.e2e import invoice_pdf
-    from renamerd import jobs as J
     from renamerd.config import Settings
-    from renamerd.daemon import Daemon
-    from renamerd.db import Database
+    from renamerd.runtime.daemon import Daemon
+    from renamerd.service import jobs as J
+    from renamerd.storage.database import Database
 
     st = emulator.state
     scans = {f"scan{i:02d}.pdf": invoice_pdf(i) for i in range(8)}
     for name, data in scans.items():
         st.put(f"/Scans/Inbox/{name}", data)
-    db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
+    db = Database(f"sqlite:///{tmp_path / 'renamerd.storage.database'}")
     db.upgrade()
     settings = Settings(
         database={"url": db.url},
@@ -664,16 +664,16 @@ def test_cli_connect_gdrive_stores_a_working_token(
 
     from clirun import run_cli
     from renamerd.config import load_settings
-    from renamerd.connector import open_connector
-    from renamerd.db import Database
-    from renamerd.secrets_store import connector_options
+    from renamerd.connectors import open_connector
+    from renamerd.service.secrets import connector_options
+    from renamerd.storage.database import Database
 
     monkeypatch.setenv("RENAMERD_SECRETS__KEY", Fernet.generate_key().decode())
     monkeypatch.setenv("GDRIVE_SECRET", "emu-secret")
     cfg = tmp_path / "renamerd.toml"
     cfg.write_text(f"""
 [database]
-url = "sqlite:///{tmp_path / 'renamerd.db'}"
+url = "sqlite:///{tmp_path / 'renamerd.storage.database'}"
 
 [[connections]]
 name = "gd"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from contract import ConnectorContract
 
-from renamerd.connector import ConfigError, Conflict, Connector, NotFound, load_connector
+from renamerd.connectors import ConfigError, Conflict, Connector, NotFound, load_connector
 from renamerd_connectors import local as local_mod
 from renamerd_connectors.local import LocalConnector
 

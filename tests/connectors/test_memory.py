@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 from contract import ConnectorContract
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     ConfigError,
     Connector,

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from emulators.base import EmulatorServer, Faults  # noqa: E402
 from emulators.onedrive import OneDriveEmulator, quick_xor_hash  # noqa: E402
-from renamerd.connector import (  # noqa: E402
+from renamerd.connectors import (  # noqa: E402
     AuthError,
     ConfigError,
     Connector,
@@ -522,9 +522,9 @@ def test_daemon_stores_rotated_refresh_tokens(server: Server, emu: OneDriveEmula
     restart months after `renamerd connect` still signs in."""
     from cryptography.fernet import Fernet
 
-    from renamerd import secrets_store
     from renamerd.config import Settings
-    from renamerd.worker import ConnectorPool
+    from renamerd.runtime.worker import ConnectorPool
+    from renamerd.service import secrets as secrets_store
 
     opts = options(server, emu)
     first = opts.pop("refresh_token")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from renamerd.accounts import Accounts
 from renamerd.config import Settings
-from renamerd.db import Database
-from renamerd.jobs import JobQueue
-from renamerd.models import User
-from renamerd.worker import ConnectorPool, Worker
+from renamerd.runtime.worker import ConnectorPool, Worker
+from renamerd.service.accounts import Accounts
+from renamerd.service.jobs import JobQueue
+from renamerd.storage.database import Database
+from renamerd.storage.models import User
 from renamerd_connectors import memory
 
 from .fakes import Clock, fake_engine

@@ -84,13 +84,13 @@ def renamerd(*args: str, config: Path, log: Path | None = None,
     """Start `renamerd ARGS --config CONFIG` as a child process (stderr to `log`)."""
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
     return subprocess.Popen(
-        [sys.executable, "-m", "renamerd.cli", *args, "--config", str(config)],
+        [sys.executable, "-m", "renamerd.commands.cli", *args, "--config", str(config)],
         stdout=subprocess.DEVNULL, stderr=out, env={**os.environ, **(env or {})},
     )
 
 
 def renamerd_cli(*args: str, config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "renamerd.cli", *args, "--config", str(config)],
+    return subprocess.run([sys.executable, "-m", "renamerd.commands.cli", *args, "--config", str(config)],
                           capture_output=True, text=True, timeout=120)
 
 

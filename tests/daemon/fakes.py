@@ -13,7 +13,7 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
-from renamerd.models import utcnow
+from renamerd.storage.models import utcnow
 
 
 def doc(date: str, issuer: str, kind: str = "invoice") -> bytes:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from renamerd import jobs as J
 from renamerd.config import Settings
-from renamerd.connector import AuthError
-from renamerd.credits import Credits
-from renamerd.daemon import Daemon, sd_notify, watchdog_interval
-from renamerd.db import Database
-from renamerd.models import ConnectionState
+from renamerd.connectors import AuthError
+from renamerd.runtime.daemon import Daemon, sd_notify, watchdog_interval
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState
 from renamerd_connectors import memory
 
 from .fakes import doc, fake_engine
@@ -105,7 +105,7 @@ def test_a_second_process_does_not_poll_a_leased_connection(
 
 
 def _owner(db: Database, settings: Settings) -> str:
-    from renamerd.accounts import Accounts
+    from renamerd.service.accounts import Accounts
 
     return Accounts(db, settings).ensure_user(settings.connections[0].owner).id
 
@@ -207,7 +207,7 @@ def test_an_idle_worker_hears_jobs_queued_by_another_process(
 ) -> None:
     """Another process's poll wakes an idle worker at once: NOTIFY on PostgreSQL, a watch of
     the -wal file on SQLite. With the idle timeout at a minute, only the wake-up can do it."""
-    import renamerd.daemon as daemon_module
+    import renamerd.runtime.daemon as daemon_module
 
     monkeypatch.setattr(daemon_module, "IDLE_S", 60.0)
     monkeypatch.setattr(daemon_module, "IDLE_SQLITE_S", 60.0)

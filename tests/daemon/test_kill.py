@@ -14,10 +14,10 @@ import httpx
 import pytest
 from sqlmodel import col, func, select
 
-from renamerd import jobs as J
-from renamerd.credits import Credits
-from renamerd.db import Database
-from renamerd.models import CreditCharge, Job, User
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.storage.database import Database
+from renamerd.storage.models import CreditCharge, Job, User
 
 from .e2e import invoice_pdf, renamerd, sha, stop, wait_for, write_config
 
@@ -39,7 +39,7 @@ def test_sigkill_five_times_every_document_exactly_once(tmp_path: Path) -> None:
         data = invoice_pdf(i)
         originals.add(sha(data))
         (inbox / f"scan_{i:03d}.pdf").write_bytes(data)
-    db_url = f"sqlite:///{tmp_path / 'renamerd.db'}"
+    db_url = f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
     config = write_config(
         tmp_path / "config.toml", db_url=db_url, state=tmp_path / "state", signup=1000,
         connections=[{"name": "inbox", "provider": "local", "owner": "owner@example.com",

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from renamerd import jobs as J
-from renamerd.credits import Credits
-from renamerd.db import Database
-from renamerd.models import Job, User, utcnow
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.storage.database import Database
+from renamerd.storage.models import Job, User, utcnow
 
 from .e2e import drop, invoice_pdf, renamerd, renamerd_cli, stop, wait_for, write_config
 
@@ -32,7 +32,7 @@ def test_grant_resumes_pending_jobs_and_old_ones_wait_for_retry(tmp_path: Path) 
     inbox.mkdir()
     for i in range(8):
         (inbox / f"doc{i}.pdf").write_bytes(invoice_pdf(i))
-    db_url = f"sqlite:///{tmp_path / 'renamerd.db'}"
+    db_url = f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
     config = write_config(
         tmp_path / "config.toml", db_url=db_url, state=tmp_path / "state", signup=5,
         connections=[{"name": "inbox", "provider": "local", "owner": "owner@example.com",

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from renamerd import jobs as J
-from renamerd.accounts import Accounts
 from renamerd.config import Settings
-from renamerd.credits import Credits
-from renamerd.db import Database
-from renamerd.jobs import JobQueue
-from renamerd.worker import ConnectorPool, Worker
+from renamerd.runtime.worker import ConnectorPool, Worker
+from renamerd.service import jobs as J
+from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits
+from renamerd.service.jobs import JobQueue
+from renamerd.storage.database import Database
 
 from .fakes import Clock, doc, fake_engine
 

@@ -12,9 +12,9 @@ from sqlmodel import col, func, select
 
 from emulators.base import Faults
 from emulators.dropbox import DropboxEmulator
-from renamerd import jobs as J
-from renamerd.db import Database
-from renamerd.models import CreditCharge, CreditLedger, Job, JournalEntry
+from renamerd.service import jobs as J
+from renamerd.storage.database import Database
+from renamerd.storage.models import CreditCharge, CreditLedger, Job, JournalEntry
 
 from .e2e import invoice_pdf, renamerd, sha, stop, wait_for, write_config
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from renamerd import jobs as J
-from renamerd.connector import AuthError, TransientError
-from renamerd.credits import Credits
-from renamerd.journal import Journal
-from renamerd.models import ConnectionState
+from renamerd.connectors import AuthError, TransientError
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.service.journal import Journal
+from renamerd.storage.models import ConnectionState
 
 from .conftest import Rig
 from .fakes import doc

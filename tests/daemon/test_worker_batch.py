@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from renamerd import jobs as J
-from renamerd.credits import Credits
-from renamerd.daemon import BatchPace
-from renamerd.journal import Journal
+from renamerd.runtime.daemon import BatchPace
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.service.journal import Journal
 
 from .conftest import Rig
 from .fakes import doc
@@ -122,8 +122,8 @@ def test_heartbeats_extend_every_tracked_lease_from_one_thread() -> None:
     import threading
     import time
 
-    from renamerd import jobs as J
-    from renamerd.worker import Heartbeats
+    from renamerd.runtime.worker import Heartbeats
+    from renamerd.service import jobs as J
 
     beats: list[int] = []
     lock = threading.Lock()

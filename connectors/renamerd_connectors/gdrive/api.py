@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
 
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     ConnectorError,
     NotFound,

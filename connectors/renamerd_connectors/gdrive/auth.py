@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from renamerd.connector import AuthError, ConfigError, ConnectorError, TransientError
+from renamerd.connectors import AuthError, ConfigError, ConnectorError, TransientError
 
 DRIVE_SCOPE = "https://www.googleapis.com/auth/drive"
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"  # noqa: S105 - an address

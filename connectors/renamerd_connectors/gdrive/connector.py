@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from renamerd.connector import Changes, Conflict, ConnectorError, NotFound, RemoteFile, join_path
+from renamerd.connectors import Changes, Conflict, ConnectorError, NotFound, RemoteFile, join_path
 
 from . import auth
 from .api import DriveApi, InvalidCursor

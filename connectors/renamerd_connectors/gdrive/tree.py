@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from renamerd.connector import join_path
+from renamerd.connectors import join_path
 
 _MAX_DEPTH = 256
 

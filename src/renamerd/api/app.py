@@ -15,7 +15,6 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 
-from renamerd.accounts import Accounts
 from renamerd.api.auth import RateLimitHeaders
 from renamerd.api.errors import install_handlers
 from renamerd.api.fetch import Resolver, SafeFetcher
@@ -23,8 +22,9 @@ from renamerd.api.idempotency import IdempotencyStore
 from renamerd.api.oauth import OidcVerifier
 from renamerd.api.routes import router as v1_router
 from renamerd.config import Settings
-from renamerd.db import Database, open_database
-from renamerd.limits import RateLimiter
+from renamerd.service.accounts import Accounts
+from renamerd.service.limits import RateLimiter
+from renamerd.storage.database import Database, open_database
 
 
 def default_engine_threads() -> int:
@@ -59,7 +59,7 @@ def create_app(
         if rename_fn is None:  # the first requests are not slower than the rest
             import anyio
 
-            from renamerd.startup import prepare_long_running
+            from renamerd.runtime.startup import prepare_long_running
 
             await anyio.to_thread.run_sync(prepare_long_running)
         try:

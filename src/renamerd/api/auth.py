@@ -21,8 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from renamerd.api.errors import ApiError, internal_error_body
 from renamerd.api.oauth import InvalidToken
-from renamerd.limits import LimitExceeded, Quota
-from renamerd.models import User
+from renamerd.service.limits import LimitExceeded, Quota
+from renamerd.storage.models import User
 
 log = logging.getLogger("renamerd.api")
 QUOTA = "rate_quota"
@@ -61,7 +61,7 @@ def _resolve(request: Request, token: str) -> User:
         email = verifier.verify(token)
     except InvalidToken as err:
         raise ApiError(401, f"invalid access token: {err}") from err
-    from renamerd.accounts import AccountError, NotFoundError
+    from renamerd.service.accounts import AccountError, NotFoundError
 
     try:
         if state.settings.oauth.auto_create_users:

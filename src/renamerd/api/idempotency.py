@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, delete, select
 
-from renamerd.db import Database
-from renamerd.models import IdempotencyRecord, utcnow
+from renamerd.storage.database import Database
+from renamerd.storage.models import IdempotencyRecord, utcnow
 
 TTL = timedelta(hours=24)
 #: a claim not finished after this long belongs to a request that died

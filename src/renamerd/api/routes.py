@@ -34,7 +34,6 @@ from renamerd.api.schemas import (
     multipart_schema,
 )
 from renamerd.api.uploads import check_content_length, multipart_boundary, read_upload
-from renamerd.credits import InsufficientCredits
 from renamerd.engine.types import (
     DEFAULT_LANGUAGE,
     DEFAULT_STRATEGY,
@@ -46,8 +45,9 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
-from renamerd.limits import LimitExceeded
-from renamerd.models import User
+from renamerd.service.credits import InsufficientCredits
+from renamerd.service.limits import LimitExceeded
+from renamerd.storage.models import User
 
 log = logging.getLogger("renamerd.api")
 T = TypeVar("T")

@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from renamerd.accounts import AccountError, Accounts, TeamView
-from renamerd.context import AppContext, CliError, app_command
-from renamerd.credits import Credits, CreditsError
-from renamerd.models import ApiToken, User
+from renamerd.commands.context import AppContext, CliError, app_command
+from renamerd.service.accounts import AccountError, Accounts, TeamView
+from renamerd.service.credits import Credits, CreditsError
+from renamerd.storage.models import ApiToken, User
 
 
 def user_json(user: User) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from types import FrameType
 
 import click
 
-from renamerd.context import AppContext, app_command
+from renamerd.commands.context import AppContext, app_command
 
 
 def uvicorn_config(app_ctx: AppContext, host: str | None, port: int | None) -> object:
@@ -20,7 +20,7 @@ def uvicorn_config(app_ctx: AppContext, host: str | None, port: int | None) -> o
     import uvicorn
 
     from renamerd.api.app import create_app
-    from renamerd.observability import router as ops_router
+    from renamerd.runtime.observability import router as ops_router
 
     settings = app_ctx.settings
     app = create_app(settings, app_ctx.db, routers=[ops_router(app_ctx.db)])

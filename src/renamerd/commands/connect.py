@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
-from renamerd import secrets_store
+from renamerd.commands.context import AppContext, CliError, app_command
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.connector import ConnectorError, load_connector, resolve_options
-from renamerd.context import AppContext, CliError, app_command
+from renamerd.connectors import ConnectorError, load_connector, resolve_options
+from renamerd.service import secrets as secrets_store
 
 
 def find_connection(settings: Settings, name: str) -> ConnectionSettings:

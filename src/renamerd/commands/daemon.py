@@ -15,10 +15,10 @@ from typing import Any
 
 import click
 
-from renamerd import jobs as J
-from renamerd.context import AppContext, CliError, app_command
-from renamerd.journal import Journal, UndoError
-from renamerd.models import Job
+from renamerd.commands.context import AppContext, CliError, app_command
+from renamerd.service import jobs as J
+from renamerd.service.journal import Journal, UndoError
+from renamerd.storage.models import Job
 
 
 def job_json(job: Job) -> dict[str, Any]:
@@ -33,8 +33,8 @@ def job_json(job: Job) -> dict[str, Any]:
 
 
 def _start_daemon(app: AppContext, workers: int | None, poll: bool) -> Any:
-    from renamerd.daemon import Daemon
-    from renamerd.observability import setup_logging
+    from renamerd.runtime.daemon import Daemon
+    from renamerd.runtime.observability import setup_logging
 
     setup_logging(app.settings.logging)
     daemon = Daemon(app.settings, app.db, workers=workers, poll=poll)
@@ -55,8 +55,8 @@ def register(cli: click.Group) -> None:
         import uvicorn
 
         from renamerd.api.app import create_app
-        from renamerd.daemon import run_until_signalled
-        from renamerd.observability import router
+        from renamerd.runtime.daemon import run_until_signalled
+        from renamerd.runtime.observability import router
 
         settings = app.settings
         daemon = _start_daemon(app, workers, poll=True)
@@ -87,7 +87,7 @@ def register(cli: click.Group) -> None:
                   help="also poll connections (one process at a time holds each poll lease)")
     def worker(app: AppContext, workers: int | None, poll: bool) -> None:
         """Run workers (and polling) without the API: add processes to scale out on PostgreSQL."""
-        from renamerd.daemon import run_until_signalled
+        from renamerd.runtime.daemon import run_until_signalled
 
         daemon = _start_daemon(app, workers, poll)
         click.echo(f"renamerd worker {daemon.identity} running", err=True)
@@ -164,7 +164,7 @@ def register(cli: click.Group) -> None:
             if failed:
                 raise CliError(f"{len(failed)} of {len(outcomes)} file(s) not moved back")
             return
-        from renamerd.worker import ConnectorPool
+        from renamerd.runtime.worker import ConnectorPool
 
         entry = journal.for_job(job_id or 0)
         if entry is None:

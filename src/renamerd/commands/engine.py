@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from renamerd.context import AppContext, CliError, app_command
+from renamerd.commands.context import AppContext, CliError, app_command
 from renamerd.engine.types import LANGUAGES, STRATEGIES, TEMPLATE_IDS, TEMPLATE_MODES
 
 
@@ -72,7 +72,7 @@ def move_no_replace(src: Path, folder: Path, name: str) -> Path:
 
 
 def _journal(app: AppContext, old: Path, new: Path, batch: str) -> None:
-    from renamerd.models import JournalEntry
+    from renamerd.storage.models import JournalEntry
 
     with app.db.write_session() as session:
         session.add(JournalEntry(connection="", file_id=str(old), old_path=str(old),

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.engine.url import make_url
 
-from renamerd.db import Database
+from renamerd.storage.database import Database
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from renamerd.context import AppContext, CliError, config_option
+from renamerd.commands.context import AppContext, CliError, config_option
 
 #: command modules, in help order; each has `register(cli)`
 COMMAND_MODULES = [

@@ -17,10 +17,10 @@ from datetime import datetime
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from renamerd.connector import Conflict, Connector, NotFound
-from renamerd.db import Database
-from renamerd.db_prepared import Prepared, bound
-from renamerd.models import JournalEntry, utcnow
+from renamerd.connectors import Conflict, Connector, NotFound
+from renamerd.storage.database import Database
+from renamerd.storage.models import JournalEntry, utcnow
+from renamerd.storage.prepared import Prepared, bound
 
 
 class UndoError(Exception):

@@ -41,12 +41,12 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from renamerd import jobs as J
 from renamerd.config import LoggingSettings
-from renamerd.db import Database
-from renamerd.models import Job
+from renamerd.service import jobs as J
+from renamerd.storage.database import Database
+from renamerd.storage.models import Job
 
-log = logging.getLogger("renamerd.jobs")
+log = logging.getLogger("renamerd.service.jobs")
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 TRANSITIONS = Counter("renamerd_job_transitions_total", "Job transitions by new state",
@@ -209,7 +209,7 @@ class DatabaseCollector(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         from sqlmodel import select
 
-        from renamerd.models import ConnectionState
+        from renamerd.storage.models import ConnectionState
 
         jobs = GaugeMetricFamily("renamerd_jobs", "Jobs by state", labels=["state"])
         up = GaugeMetricFamily("renamerd_connection_up", "0 while a connection is stopped",

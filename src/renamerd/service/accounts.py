@@ -20,9 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from renamerd.config import Settings
-from renamerd.credits import Credits
-from renamerd.db import Database
-from renamerd.models import ApiToken, Team, TeamMember, User, utcnow
+from renamerd.service.credits import Credits
+from renamerd.storage.database import Database
+from renamerd.storage.models import ApiToken, Team, TeamMember, User, utcnow
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 TOKEN_PREFIX = "rt_"  # noqa: S105  (a prefix, not a secret)

@@ -1,11 +1,11 @@
-"""Alembic environment: runs on the connection renamerd.db hands it (see db.upgrade)."""
+"""Alembic environment: runs on the connection renamerd.storage.database hands it (see db.upgrade)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlmodel import SQLModel
 
-import renamerd.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import renamerd.storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 config = context.config
 target_metadata = SQLModel.metadata

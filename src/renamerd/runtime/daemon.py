@@ -33,18 +33,18 @@ from datetime import timedelta
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.exc import IntegrityError
 
-from renamerd import jobs as J
-from renamerd import observability as obs
-from renamerd.accounts import Accounts
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.connector import AuthError, Connector, ConnectorError, TransientError
-from renamerd.db import Database
-from renamerd.db_watch import SqliteWrites
-from renamerd.models import ConnectionState, utcnow
-from renamerd.startup import prepare_long_running
-from renamerd.worker import ConnectorPool, EngineFn, Worker, stop_connection
+from renamerd.connectors import AuthError, Connector, ConnectorError, TransientError
+from renamerd.runtime import observability as obs
+from renamerd.runtime.startup import prepare_long_running
+from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker, stop_connection
+from renamerd.service import jobs as J
+from renamerd.service.accounts import Accounts
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState, utcnow
+from renamerd.storage.watch import SqliteWrites
 
-log = logging.getLogger("renamerd.daemon")
+log = logging.getLogger("renamerd.runtime.daemon")
 
 #: seconds an idle worker sleeps before it looks for due jobs again
 IDLE_S = 1.0
@@ -85,7 +85,7 @@ LONGPOLL_FLOOR_S = 0.2
 
 def _long_polls(conf: ConnectionSettings) -> bool:
     """Whether the connection's provider can wait for changes (a long poll)."""
-    from renamerd.connector import load_connector
+    from renamerd.connectors import load_connector
 
     try:
         return hasattr(load_connector(conf.provider), "wait_for_changes")
@@ -169,7 +169,6 @@ class Daemon:
     def start(self) -> None:
         """Ensure connection owners, warm the engine up, start the scheduler and the workers,
         tell systemd READY."""
-        J.configure(self.settings.credits)
         obs.install(self.db)
         accounts = Accounts(self.db, self.settings)
         for conf in self.settings.connections:

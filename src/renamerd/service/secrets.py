@@ -20,9 +20,9 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlmodel import select
 
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.connector import ConfigError
-from renamerd.db import Database
-from renamerd.models import StoredSecret, utcnow
+from renamerd.connectors import ConfigError
+from renamerd.storage.database import Database
+from renamerd.storage.models import StoredSecret, utcnow
 
 log = logging.getLogger(__name__)
 

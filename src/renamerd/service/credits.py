@@ -13,8 +13,9 @@ Concurrency: every operation on a user's credits first locks that user's row (Po
 `SELECT ... FOR UPDATE`; SQLite: the write transaction is `BEGIN IMMEDIATE`), so balances are
 read and changed under one lock and cannot overdraw whatever the number of threads or processes.
 
-Grants call the registered grant hooks inside the same transaction: the daemon registers one that
-re-queues the user's `pending_credits` jobs (see `register_grant_hook`).
+A grant queues the owner's `pending_credits` jobs again (those at most
+`credits.resume_max_age_days` old: `jobs.wake_pending`) in the granting transaction, then runs
+any hooks registered with `register_grant_hook`.
 """
 
 from __future__ import annotations
@@ -29,25 +30,17 @@ from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from renamerd.config import CreditsSettings
-from renamerd.db import Database
-from renamerd.db_prepared import Prepared, bound
-from renamerd.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
+from renamerd.service.jobs.pending import wake_pending
+from renamerd.storage.database import Database
+from renamerd.storage.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
+from renamerd.storage.prepared import Prepared, bound
 
 SOURCES = ("signup", "grant", "purchase")
 
-#: called as hook(session, user_id, now) inside the granting transaction
+#: called as hook(session, user_id, now) inside the granting transaction, after the lot is
+#: written and the owner's pending jobs are queued again
 GrantHook = Callable[[Session, str, datetime], None]
 _grant_hooks: list[GrantHook] = []
-
-
-def _load_default_hooks() -> None:
-    """Import the modules that register grant hooks (the job queue wakes pending jobs), so a
-    grant from any process, `renamerd credits grant` included, wakes them."""
-    import importlib
-    import importlib.util
-
-    if importlib.util.find_spec("renamerd.jobs") is not None:
-        importlib.import_module("renamerd.jobs")
 
 
 def register_grant_hook(hook: GrantHook) -> None:
@@ -137,7 +130,8 @@ class Credits:
     ) -> CreditLot:
         """Add a lot of `amount` credits valid `valid_days` (default: settings.validity_days).
 
-        Runs the grant hooks in the same transaction. Not idempotent: each call adds a lot.
+        Queues the owner's recent `pending_credits` jobs again and runs the grant hooks, in
+        the same transaction. Not idempotent: each call adds a lot.
         """
         if amount <= 0:
             raise CreditsError("amount must be a positive number of credits")
@@ -151,7 +145,6 @@ class Credits:
                 return self.grant(
                     user_id, amount, source=source, valid_days=days, reason=reason, session=s
                 )
-        _load_default_hooks()
         self._lock_user(session, user_id)
         now = self.now()
         lot = CreditLot(
@@ -164,6 +157,7 @@ class Credits:
             user_id=user_id, lot_id=lot.id, delta=amount, kind="grant", reason=reason or source,
             created_at=now,
         ))
+        wake_pending(session, user_id, now, self.settings.resume_max_age_days)
         for hook in list(_grant_hooks):
             hook(session, user_id, now)
         return lot

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from renamerd.config import ConfigFileError, Settings, load_settings
-from renamerd.db import Database, open_database
+from renamerd.storage.database import Database, open_database
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from renamerd import jobs as J
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.connector import (
+from renamerd.connectors import (
     AuthError,
     Conflict,
     Connector,
@@ -43,8 +42,6 @@ from renamerd.connector import (
     join_path,
     open_connector,
 )
-from renamerd.credits import Credits
-from renamerd.db import Database
 from renamerd.engine.types import (
     DocumentTooLarge,
     RenameOptions,
@@ -52,10 +49,13 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
-from renamerd.journal import record_now_many as journal_record_many
-from renamerd.models import ConnectionState, Job
+from renamerd.service import jobs as J
+from renamerd.service.credits import Credits
+from renamerd.service.journal import record_now_many as journal_record_many
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState, Job
 
-log = logging.getLogger("renamerd.worker")
+log = logging.getLogger("renamerd.runtime.worker")
 
 EngineFn = Callable[[bytes, str, RenameOptions, Any], RenameResult]
 #: outcome of `Worker.run_job` when the lease was lost midway
@@ -113,7 +113,7 @@ class ConnectorPool:
 
     def _options(self, conf: ConnectionSettings) -> dict[str, Any]:
         try:
-            from renamerd import secrets_store  # type: ignore[attr-defined]
+            from renamerd.service import secrets as secrets_store  # type: ignore[attr-defined]
         except ImportError:
             return dict(conf.options)
         return dict(secrets_store.connector_options(self.db, self.settings, conf))
@@ -126,7 +126,7 @@ class ConnectorPool:
             return
         if "refresh_token" in conf.options or "refresh_token_file" in conf.options:
             return
-        from renamerd import secrets_store
+        from renamerd.service import secrets as secrets_store
 
         if not secrets_store.has_key(self.settings):
             return
