@@ -211,7 +211,7 @@ def idle_poll(files: int = 10_000) -> tuple[list[int], list[float], float]:
             assert daemon.poll("box") == 0
             cpu.append((time.thread_time() - c0) * 1000)
             calls.append(emulator.faults.total_calls)
-        daemon._release_poll_leases()
+        daemon.poller.release_leases()
         db.dispose()
         return calls, cpu, first_s
     finally:

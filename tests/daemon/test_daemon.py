@@ -99,7 +99,7 @@ def test_a_second_process_does_not_poll_a_leased_connection(
     before = memory.drive(drives[0]).faults.calls["changes"]
     assert b.poll(drives[0]) == 0
     assert memory.drive(drives[0]).faults.calls["changes"] == before  # b never listed
-    a._release_poll_leases()
+    a.poller.release_leases()
     memory.drive(drives[0]).put("/inbox/y.pdf", doc("2024-01-02", "Y"))
     assert b.poll(drives[0]) == 1  # takes over with a's cursor: only the new file
 
@@ -207,7 +207,7 @@ def test_an_idle_worker_hears_jobs_queued_by_another_process(
 ) -> None:
     """Another process's poll wakes an idle worker at once: NOTIFY on PostgreSQL, a watch of
     the -wal file on SQLite. With the idle timeout at a minute, only the wake-up can do it."""
-    import renamerd.runtime.daemon as daemon_module
+    import renamerd.runtime.worker_threads as daemon_module
 
     monkeypatch.setattr(daemon_module, "IDLE_S", 60.0)
     monkeypatch.setattr(daemon_module, "IDLE_SQLITE_S", 60.0)
@@ -227,7 +227,7 @@ def test_an_idle_worker_hears_jobs_queued_by_another_process(
         assert poller.poll(drives[0]) == 1
         wait_for(lambda: counts(db)[J.DONE] == 1, timeout=20)
         assert time.monotonic() - t0 < 20
-        poller._release_poll_leases()
+        poller.poller.release_leases()
         other_db.dispose()
     finally:
         assert worker.stop(5)

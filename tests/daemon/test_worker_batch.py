@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from renamerd.runtime.daemon import BatchPace
+from renamerd.runtime.worker_threads import BatchPace
 from renamerd.service import jobs as J
 from renamerd.service.credits import Credits
 from renamerd.service.journal import Journal

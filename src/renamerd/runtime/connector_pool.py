@@ -1,0 +1,110 @@
+"""Opened connectors, one per (connection, thread), and stopping a connection that needs a person."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from renamerd.config import ConnectionSettings, Settings
+from renamerd.connectors import Connector, open_connector
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState
+
+log = logging.getLogger("renamerd.runtime.worker")
+
+
+class ConnectorPool:
+    """Opened connectors, one per (connection, thread) since a connector is used from one thread
+    at a time. Secrets come from `secrets_store.connector_options` when that module exists."""
+
+    def __init__(self, settings: Settings, db: Database) -> None:
+        self.settings = settings
+        self.db = db
+        self.by_name = {c.name: c for c in settings.connections}
+        self._local = threading.local()
+        self._all: list[Connector] = []
+        self._lock = threading.Lock()
+
+    def config(self, name: str) -> ConnectionSettings | None:
+        return self.by_name.get(name)
+
+    def get(self, name: str) -> Connector:
+        """This thread's connector for connection `name`. Raises KeyError for an unknown
+        connection, ConnectorError (ConfigError, AuthError) when it cannot be opened."""
+        cache: dict[str, Connector] = getattr(self._local, "cache", None) or {}
+        self._local.cache = cache
+        if name not in cache:
+            cache[name] = self.open_new(name)
+        return cache[name]
+
+    def open_new(self, name: str) -> Connector:
+        """A new connector for `name`, closed by `close()`. Same errors as `get`."""
+        conf = self.by_name[name]
+        state_dir = str(Path(self.settings.daemon.state_dir) / "connections" / name)
+        Path(state_dir).mkdir(parents=True, exist_ok=True)
+        connector = open_connector(conf.provider, self._options(conf), name=name,
+                                   state_dir=state_dir)
+        self._keep_rotated_tokens(conf, connector)
+        with self._lock:
+            self._all.append(connector)
+        return connector
+
+    def _options(self, conf: ConnectionSettings) -> dict[str, Any]:
+        try:
+            from renamerd.service import secrets as secrets_store  # type: ignore[attr-defined]
+        except ImportError:
+            return dict(conf.options)
+        return dict(secrets_store.connector_options(self.db, self.settings, conf))
+
+    def _keep_rotated_tokens(self, conf: ConnectionSettings, connector: Connector) -> None:
+        """Providers that rotate refresh tokens (Microsoft: on every refresh) announce the new
+        one through `on_token_rotated`; store it encrypted, so a restart months later still
+        signs in. Only for tokens that came from the store (the config file is the admin's)."""
+        if not hasattr(connector, "on_token_rotated"):
+            return
+        if "refresh_token" in conf.options or "refresh_token_file" in conf.options:
+            return
+        from renamerd.service import secrets as secrets_store
+
+        if not secrets_store.has_key(self.settings):
+            return
+
+        def store(token: str) -> None:
+            try:
+                secrets_store.store_refresh_token(self.db, self.settings, conf.name, token)
+            except Exception:  # never let bookkeeping break a provider call
+                log.warning("could not store the rotated refresh token of %s", conf.name)
+
+        connector.on_token_rotated = store
+
+    def drop(self, name: str) -> None:
+        """Forget this thread's connector for `name` (reopened on next use)."""
+        cache = getattr(self._local, "cache", {})
+        connector = cache.pop(name, None)
+        if connector is not None:
+            _close(connector)
+
+    def close(self) -> None:
+        with self._lock:
+            connectors, self._all = self._all, []
+        for c in connectors:
+            _close(c)
+
+
+def _close(connector: Connector) -> None:
+    try:
+        connector.close()
+    except Exception:
+        log.debug("closing a connector failed", exc_info=True)
+
+
+def stop_connection(db: Database, name: str, message: str) -> None:
+    """Mark connection `name` stopped with `message` (an AuthError: a person must reconnect)."""
+    with db.write_session() as s:
+        state = s.get(ConnectionState, name) or ConnectionState(name=name)
+        state.status = "stopped"
+        state.error = message[:2000]
+        s.add(state)
+    log.error("connection %s stopped: %s", name, message)
