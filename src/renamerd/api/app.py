@@ -80,21 +80,12 @@ def create_app(
         docs_url="/docs",
         redoc_url=None,
     )
-    accounts = Accounts(database, settings)
-    app.state.settings = settings
-    app.state.db = database
-    app.state.accounts = accounts
-    app.state.credits = accounts.credits
-    app.state.limiter = limiter
-    app.state.idempotency = IdempotencyStore(database)
+    _install_state(app, settings, database, limiter, oauth)
     app.state.fetcher = SafeFetcher(
         settings.fetch, settings.limits.max_upload_bytes, resolver=resolver,
         ssl_context=fetch_ssl_context,
     )
-    app.state.oauth = oauth
-    app.state.engine_config = settings.engine_config()
     app.state.engine_threads = engine_threads or default_engine_threads()
-    app.state.engine_limiter = None
     app.state.rename_fn = rename_fn
     install_handlers(app)
     app.include_router(v1_router)
@@ -103,6 +94,21 @@ def create_app(
     app.add_middleware(RateLimitHeaders, limiter=limiter)
     _describe_errors_truthfully(app)
     return app
+
+
+def _install_state(app: FastAPI, settings: Settings, database: Database, limiter: RateLimiter,
+                   oauth: OidcVerifier | None) -> None:
+    """What the routes find on `app.state`: the services on this database and settings."""
+    accounts = Accounts(database, settings)
+    app.state.settings = settings
+    app.state.db = database
+    app.state.accounts = accounts
+    app.state.credits = accounts.credits
+    app.state.limiter = limiter
+    app.state.idempotency = IdempotencyStore(database)
+    app.state.oauth = oauth
+    app.state.engine_config = settings.engine_config()
+    app.state.engine_limiter = None
 
 
 def _describe_errors_truthfully(app: FastAPI) -> None:

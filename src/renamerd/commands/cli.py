@@ -17,10 +17,15 @@ from renamerd.commands.context import AppContext, CliError, config_option
 
 #: command modules, in help order; each has `register(cli)`
 COMMAND_MODULES = [
-    "renamerd.commands.admin",
+    "renamerd.commands.database",
+    "renamerd.commands.users",
+    "renamerd.commands.tokens",
+    "renamerd.commands.credits",
+    "renamerd.commands.teams",
     "renamerd.commands.connect",
     "renamerd.commands.api",
     "renamerd.commands.daemon",
+    "renamerd.commands.jobs",
     "renamerd.commands.engine",
 ]
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from renamerd.config import ConfigFileError, Settings, load_settings
+from renamerd.service.accounts import Accounts
 from renamerd.storage.database import Database, open_database
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,14 +59,22 @@ def config_option(fn: F) -> F:
     )(fn)
 
 
-def app_command(group: click.Group, name: str | None = None, **kwargs: Any) -> Callable[[F], F]:
-    """Decorator: a command of `group` that receives the AppContext as first argument."""
+def app_command(group: click.Group | None = None, name: str | None = None, **kwargs: Any
+                ) -> Callable[[F], F]:
+    """Decorator: a command (of `group`, or a top-level one to `add_command` when no group is
+    given) that receives the AppContext as first argument and takes `--config`."""
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kw: Any) -> Any:
             return fn(click.get_current_context().ensure_object(AppContext), *args, **kw)
 
-        return group.command(name, **kwargs)(config_option(wrapper))  # type: ignore[return-value]
+        make = group.command if group is not None else click.command
+        return make(name, **kwargs)(config_option(wrapper))  # type: ignore[return-value]
 
     return decorate
+
+
+def accounts(app: AppContext) -> Accounts:
+    """The account service on the command's database and settings."""
+    return Accounts(app.db, app.settings)
