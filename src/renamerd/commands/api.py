@@ -13,28 +13,7 @@ from types import FrameType
 import click
 
 from renamerd.commands.context import AppContext, app_command
-
-
-def uvicorn_config(app_ctx: AppContext, host: str | None, port: int | None) -> object:
-    """The uvicorn.Config serving the API for these settings (host/port overridable)."""
-    import uvicorn
-
-    from renamerd.api.app import create_app
-    from renamerd.runtime.observability import router as ops_router
-
-    settings = app_ctx.settings
-    app = create_app(settings, app_ctx.db, routers=[ops_router(app_ctx.db)])
-    return uvicorn.Config(
-        app,
-        host=host or settings.server.host,
-        port=settings.server.port if port is None else port,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.server.forwarded_allow_ips,
-        timeout_graceful_shutdown=int(settings.server.shutdown_grace_s),
-        log_level=settings.logging.level.lower(),
-        access_log=False,
-        server_header=False,
-    )
+from renamerd.commands.server import build_app, uvicorn_config
 
 
 def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
@@ -49,7 +28,7 @@ def register(cli: click.Group) -> None:
         """Serve the v1 HTTP API (without the scheduler; `renamerd run` serves it too)."""
         import uvicorn
 
-        config = uvicorn_config(app, host, port)
+        config = uvicorn_config(app, build_app(app), host, port)
         assert isinstance(config, uvicorn.Config)
         server = uvicorn.Server(config)
         click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)

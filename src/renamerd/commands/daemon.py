@@ -37,21 +37,12 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     then exits; under systemd (Type=notify) it reports READY, WATCHDOG and STOPPING."""
     import uvicorn
 
-    from renamerd.api.app import create_app
+    from renamerd.commands.server import build_app, uvicorn_config
     from renamerd.runtime.daemon import run_until_signalled
-    from renamerd.runtime.observability import router
 
     settings = app.settings
     daemon = _start_daemon(app, workers, poll=True)
-    api = create_app(settings, app.db, routers=[router(app.db, daemon.alive)])
-    config = uvicorn.Config(
-        api, host=host or settings.server.host,
-        port=settings.server.port if port is None else port, proxy_headers=True,
-        forwarded_allow_ips=settings.server.forwarded_allow_ips,
-        timeout_graceful_shutdown=int(settings.server.shutdown_grace_s),
-        log_level=settings.logging.level.lower(), access_log=False, server_header=False,
-        log_config=None,
-    )
+    config = uvicorn_config(app, build_app(app, daemon.alive), host, port)
     server = uvicorn.Server(config)
     # in a thread, uvicorn leaves the signals to us (the main thread)
     thread = threading.Thread(target=server.run, name="api", daemon=True)

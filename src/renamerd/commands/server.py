@@ -1,0 +1,38 @@
+"""The HTTP server of `renamerd serve` and `renamerd run`: one ASGI app (the v1 API, the
+operations routes, the web app) and the uvicorn settings that serve it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from renamerd.commands.context import AppContext
+
+
+def build_app(app_ctx: AppContext, alive: Callable[[], bool] | None = None) -> Any:
+    """The whole HTTP app for this process: the v1 API, `/healthz`, `/readyz`, `/metrics`
+    (`alive` tells /readyz whether the daemon's threads run)."""
+    from renamerd.api.app import create_app
+    from renamerd.runtime.observability import router as ops_router
+
+    return create_app(app_ctx.settings, app_ctx.db, routers=[ops_router(app_ctx.db, alive)])
+
+
+def uvicorn_config(app_ctx: AppContext, asgi_app: Any, host: str | None, port: int | None
+                   ) -> Any:
+    """The uvicorn.Config serving `asgi_app` for these settings (host/port overridable)."""
+    import uvicorn
+
+    settings = app_ctx.settings
+    return uvicorn.Config(
+        asgi_app,
+        host=host or settings.server.host,
+        port=settings.server.port if port is None else port,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.server.forwarded_allow_ips,
+        timeout_graceful_shutdown=int(settings.server.shutdown_grace_s),
+        log_level=settings.logging.level.lower(),
+        access_log=False,
+        server_header=False,
+        log_config=None,
+    )
