@@ -33,7 +33,6 @@ from renamerd.config import CreditsSettings
 from renamerd.service.jobs.pending import wake_pending
 from renamerd.storage.database import Database
 from renamerd.storage.models import CreditCharge, CreditLedger, CreditLot, User, utcnow
-from renamerd.storage.prepared import Prepared, bound
 
 SOURCES = ("signup", "grant", "purchase")
 
@@ -177,9 +176,8 @@ class Credits:
         if session is None:
             with self.db.write_session() as s:
                 return self.reserve(user_id, ref, amount=amount, session=s)
-        # Prepared column-level statements on the session's connection, no ORM objects: this
-        # runs once per rename (API and daemon), where building statements and the unit of
-        # work cost several times the queries themselves.
+        # column-level statements on the session's connection, no ORM objects: this runs once
+        # per rename (API and daemon), where the unit of work cost more than the queries
         conn = _connection(session)
         _lock_user_row(conn, self.db.is_postgres, user_id)
         found, refused = self._take(conn, user_id, [(ref, amount)])
@@ -208,9 +206,9 @@ class Credits:
         left alone. Returns (the charges found before, by ref; the refs refused for lack of
         credits, for which nothing was taken)."""
         now = self.now()
-        found = {row.ref: row for row in (_Charge(*values) for values in _CHARGES_OF.rows(
-            conn, {"u": user_id, "refs": [ref for ref, _ in wanted]}))}
-        lots = [list(lot) for lot in _OPEN_LOTS.rows(conn, {"u": user_id, "now": now})]
+        found = {row.ref: row for row in (_Charge(*values) for values in conn.execute(
+            _CHARGES_OF, {"u": user_id, "refs": [ref for ref, _ in wanted]}))}
+        lots = [list(lot) for lot in conn.execute(_OPEN_LOTS, {"u": user_id, "now": now})]
         taken: dict[int, int] = {}
         ledger: list[dict[str, object]] = []
         new_charges: list[dict[str, object]] = []
@@ -240,19 +238,20 @@ class Credits:
                 new_charges.append({"user_id": user_id, "ref": ref, "created_at": now, **values})
             else:  # refunded before: reserved again
                 again.append({"charge": old.id, **values})
-        _TAKE_FROM_LOT.many(conn, [{"lot": lot_id, "take": take}
-                                   for lot_id, take in taken.items()])
-        _INSERT_LEDGER.many(conn, ledger)
-        _INSERT_CHARGE.many(conn, new_charges)
-        _SET_CHARGE.many(conn, again)
+        for statement, params in ((_TAKE_FROM_LOT, [{"lot": lot_id, "take": take}
+                                                     for lot_id, take in taken.items()]),
+                                  (_INSERT_LEDGER, ledger), (_INSERT_CHARGE, new_charges),
+                                  (_SET_CHARGE, again)):
+            if params:
+                conn.execute(statement, params)
         return found, refused
 
     def commit_many(self, user_id: str, refs: Sequence[str], *, session: Session) -> None:
         """`commit(user_id, ref)` for each of `refs` in the caller's transaction, in one
         statement. Refs without a charge or already final are left as they are. Idempotent."""
         if self.enabled and refs:
-            _CHARGED_MANY.run(_connection(session),
-                              {"u": user_id, "refs": list(refs), "now": self.now()})
+            _connection(session).execute(
+                _CHARGED_MANY, {"u": user_id, "refs": list(refs), "now": self.now()})
 
     def commit(self, user_id: str, ref: str, *, session: Session | None = None) -> Charge:
         """Mark the charge for `ref` as final. Idempotent; a refunded charge stays refunded."""
@@ -325,19 +324,18 @@ class Credits:
         _lock_user_row(_connection(session), self.db.is_postgres, user_id)
 
 
-# -- prepared statements of the charging path (built once; executed on the session's connection)
+# -- the statements of the charging path (built once; executed on the session's connection)
 
 _BALANCE = select(func.coalesce(func.sum(CreditLot.remaining), 0)).where(
     col(CreditLot.user_id) == bindparam("u"), col(CreditLot.expires_at) > bindparam("now"))
 _USER_QUERY = select(User.id).where(col(User.id) == bindparam("u"))
-_USER = Prepared(_USER_QUERY)
-_USER_FOR_UPDATE = Prepared(_USER_QUERY.with_for_update())
+_USER_FOR_UPDATE = _USER_QUERY.with_for_update()
 _CHARGE_OF = select(CreditCharge.id, CreditCharge.state, CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"), col(CreditCharge.ref) == bindparam("r"))
-_CHARGES_OF = Prepared(select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
-                              CreditCharge.amount).where(
+_CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
+                     CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"),
-    col(CreditCharge.ref).in_(bindparam("refs", expanding=True))))
+    col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
 
 
 class _Charge(NamedTuple):
@@ -347,27 +345,25 @@ class _Charge(NamedTuple):
     amount: int
 
 
-_OPEN_LOTS = Prepared(
+_OPEN_LOTS = (
     select(CreditLot.id, CreditLot.remaining)
     .where(col(CreditLot.user_id) == bindparam("u"), col(CreditLot.remaining) > 0,
            col(CreditLot.expires_at) > bindparam("now"))
     .order_by(col(CreditLot.expires_at), col(CreditLot.id))
 )
-_TAKE_FROM_LOT = Prepared(update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
-                          .values(remaining=col(CreditLot.remaining) - bindparam("take")))
-_INSERT_LEDGER = Prepared(insert(CreditLedger).values(bound((
-    "user_id", "lot_id", "delta", "kind", "reason", "ref", "created_at"))))
-_INSERT_CHARGE = Prepared(insert(CreditCharge).values(bound((
-    "user_id", "ref", "created_at", "state", "amount", "lot_id", "updated_at"))))
-_SET_CHARGE = Prepared(update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
-                       .values(bound(("state", "amount", "lot_id", "updated_at"))))
+_TAKE_FROM_LOT = (update(CreditLot).where(col(CreditLot.id) == bindparam("lot"))
+                  .values(remaining=col(CreditLot.remaining) - bindparam("take")))
+_INSERT_LEDGER = insert(CreditLedger)
+_INSERT_CHARGE = insert(CreditCharge)
+#: the columns set are the parameters other than "charge" (state, amount, lot_id, updated_at)
+_SET_CHARGE = update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
 _CHARGED = (update(CreditCharge).where(col(CreditCharge.id) == bindparam("charge"))
             .values(state="charged", updated_at=bindparam("now")))
-_CHARGED_MANY = Prepared(update(CreditCharge)
-                         .where(col(CreditCharge.user_id) == bindparam("u"),
-                                col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
-                                col(CreditCharge.state) == "reserved")
-                         .values(state="charged", updated_at=bindparam("now")))
+_CHARGED_MANY = (update(CreditCharge)
+                 .where(col(CreditCharge.user_id) == bindparam("u"),
+                        col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
+                        col(CreditCharge.state) == "reserved")
+                 .values(state="charged", updated_at=bindparam("now")))
 
 
 def _connection(session: Session) -> Connection:
@@ -379,5 +375,5 @@ def _connection(session: Session) -> Connection:
 def _lock_user_row(conn: Connection, postgres: bool, user_id: str) -> None:
     """Lock the user's row for this transaction (PostgreSQL; on SQLite the write transaction
     already excludes other writers). Raises UnknownUser."""
-    if not (_USER_FOR_UPDATE if postgres else _USER).rows(conn, {"u": user_id}):
+    if conn.execute(_USER_FOR_UPDATE if postgres else _USER_QUERY, {"u": user_id}).first() is None:
         raise UnknownUser(f"no user with id {user_id}")

@@ -20,7 +20,6 @@ from sqlmodel import Session, col, select
 from renamerd.connectors import Conflict, Connector, NotFound
 from renamerd.storage.database import Database
 from renamerd.storage.models import JournalEntry, utcnow
-from renamerd.storage.prepared import Prepared, bound
 
 
 class UndoError(Exception):
@@ -60,13 +59,8 @@ def record_now_many(
         return
     created = now or utcnow()
     session.flush()
-    _INSERT.many(session.connection(),
-                 [{**move, "batch": None, "created_at": created} for move in moves])
-
-
-_INSERT = Prepared(insert(JournalEntry).values(bound((
-    "job_id", "connection", "file_id", "old_path", "new_path", "new_file_id", "batch",
-    "created_at"))))
+    session.connection().execute(
+        insert(JournalEntry), [{**move, "batch": None, "created_at": created} for move in moves])
 
 
 class Journal:

@@ -78,8 +78,9 @@ class LeasedJobs:
         if not leases:
             return set()
         session.flush()
-        found = (rows.LEASES_FOR_UPDATE if self.db.is_postgres else rows.LEASES).rows(
-            session.connection(), {"jobs": [lease.job_id for lease in leases]})
+        found = session.connection().execute(
+            rows.LEASES_FOR_UPDATE if self.db.is_postgres else rows.LEASES,
+            {"jobs": [lease.job_id for lease in leases]})
         current = {job_id: (generation, state) for job_id, generation, state in found}
         return {lease.job_id for lease in leases
                 if current.get(lease.job_id) == (lease.generation, RUNNING)}
@@ -99,9 +100,9 @@ class LeasedJobs:
         now = self.now()
         stamped = [self._stamped(values, now) for _, _, values in items]
         session.flush()
-        written = rows.fenced_update(tuple(stamped[0])).many(session.connection(), [
+        written = session.connection().execute(rows.FENCED_UPDATE, [
             {"job": lease.job_id, "gen": lease.generation, **values}
-            for (lease, _, _), values in zip(items, stamped, strict=True)])
+            for (lease, _, _), values in zip(items, stamped, strict=True)]).rowcount
         if 0 <= written != len(items):  # (-1: the driver cannot tell; leases checked)
             raise LeaseLost(f"{len(items) - written} of jobs "
                             f"{[lease.job_id for lease, _, _ in items]} lost their lease")

@@ -129,7 +129,7 @@ class JobQueue(LeasedJobs):
         # would cost one statement per row; the write lock is ours: the rows past the highest
         # id are exactly these
         last = conn.execute(rows.LAST_JOB_ID).scalar() or 0
-        rows.INSERT_NEW_JOBS.many(conn, new_rows)
+        conn.execute(rows.INSERT_NEW_JOBS, new_rows)
         ids = {(file_id, rev): job_id for job_id, file_id, rev in conn.execute(
             rows.JOBS_AFTER, {"connection": connection, "after": last})}
         return [ids[(row["file_id"], row["revision"])] for row in new_rows]  # type: ignore[index]
@@ -168,20 +168,20 @@ class JobQueue(LeasedJobs):
             # order: two indexed reads of ids only, where one query with OR had to sort the
             # whole queue (and whole rows cost more to read than the claim's own write)
             look = 2 * limit if share else limit
-            expired = [row[0] for row in rows.EXPIRED.rows(conn, {"now": now, "limit": look})]
+            expired = list(conn.execute(rows.EXPIRED, {"now": now, "limit": look}).scalars())
             ids = expired
             if len(ids) < look:
-                ids = ids + [row[0] for row in rows.QUEUED_DUE.rows(
-                    conn, {"now": now, "limit": look - len(ids)})]
-            if share and len(ids) < look and rows.OTHERS_AT_WORK.rows(
-                    conn, {"owner": owner, "now": now}):
+                ids = ids + list(conn.execute(
+                    rows.QUEUED_DUE, {"now": now, "limit": look - len(ids)}).scalars())
+            if share and len(ids) < look and conn.execute(
+                    rows.OTHERS_AT_WORK, {"owner": owner, "now": now}).first():
                 ids = ids[:max(1, (len(ids) + 1) // 2)]  # the end of a burst: share it
             ids = ids[:limit]
             if ids:
                 # the rows are ours (under the write lock / row locks): one UPDATE that
                 # returns them as they now are
-                claimed = {row["id"]: row for row in rows.CLAIM.dicts(conn, {
-                    "jobs": ids, "owner": owner, "until": until, "now": now})}
+                claimed = {row["id"]: dict(row) for row in conn.execute(rows.CLAIM, {
+                    "jobs": ids, "owner": owner, "until": until, "now": now}).mappings()}
                 for job_id in ids:
                     job = rows.loaded_job(claimed[job_id])
                     out.append((job, Lease(job_id, owner, job.lease_generation)))

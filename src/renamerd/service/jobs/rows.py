@@ -1,8 +1,5 @@
-"""The statements of the job queue's hot path, and job objects made from the rows they return.
-
-The statements are built once at import; `Prepared` ones run on the driver's cursor (see
-`renamerd.storage.prepared`).
-"""
+"""The statements of the job queue's hot path (SQLAlchemy Core, built once at import), and job
+objects made from the rows they return."""
 
 from __future__ import annotations
 
@@ -13,7 +10,6 @@ from sqlmodel import col, select
 
 from renamerd.service.jobs.states import QUEUED, RUNNING
 from renamerd.storage.models import Job
-from renamerd.storage.prepared import Prepared, bound
 
 INSERT_JOBS = insert(Job).returning(col(Job.id), sort_by_parameter_order=True)
 LAST_JOB_ID = select(func.max(Job.id))
@@ -37,7 +33,7 @@ NEW_JOB_COLUMNS = ("connection", "owner_id", "file_id", "revision", "source_path
 
 
 #: the INSERT of new jobs on SQLite (their ids are read back after it: see `_insert`)
-INSERT_NEW_JOBS = Prepared(insert(Job).values(bound(NEW_JOB_COLUMNS)))
+INSERT_NEW_JOBS = insert(Job)
 
 
 def set_written(job: Job, values: dict[str, object]) -> None:
@@ -70,36 +66,27 @@ DUE = or_(  # queued and due, or running with a lease that ran out (its worker d
 )
 CLAIMABLE_PROBE = select(Job.id).where(DUE).limit(1)
 #: another claimer's live lease (few jobs run at a time: the state index finds them)
-OTHERS_AT_WORK = Prepared(select(Job.id).where(
+OTHERS_AT_WORK = (select(Job.id).where(
     col(Job.state) == RUNNING, col(Job.lease_owner) != bindparam("owner"),
     col(Job.lease_until) >= bindparam("now")).limit(1))
 JOBS = Job.__table__  # type: ignore[attr-defined]
-EXPIRED = Prepared(
+EXPIRED = (
     select(Job.id).where(col(Job.state) == RUNNING, col(Job.lease_until) < bindparam("now"))
     .order_by(col(Job.lease_until)).limit(bindparam("limit")).with_for_update(skip_locked=True))
-QUEUED_DUE = Prepared(
+QUEUED_DUE = (
     select(Job.id).where(col(Job.state) == QUEUED, col(Job.next_attempt_at) <= bindparam("now"))
     .order_by(col(Job.next_attempt_at), col(Job.id)).limit(bindparam("limit"))
     .with_for_update(skip_locked=True))
-#: UPDATE of the running job under a lease; the columns set are the parameters given
+#: UPDATE of the running job under a lease; the columns set are the other parameters given
+#: (executed with one parameter set per job: SQLAlchemy makes the SET clause from their keys)
 FENCED_UPDATE = update(Job).where(col(Job.id) == bindparam("job"),
                                    col(Job.lease_generation) == bindparam("gen"),
                                    col(Job.state) == RUNNING)
-CLAIM = Prepared(update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
+CLAIM = (update(Job).where(col(Job.id).in_(bindparam("jobs", expanding=True))).values(
     state=RUNNING, lease_owner=bindparam("owner"), lease_until=bindparam("until"),
     lease_generation=col(Job.lease_generation) + 1, attempts=col(Job.attempts) + 1,
     updated_at=bindparam("now")).returning(*JOBS.c))
 LEASES_QUERY = select(Job.id, Job.lease_generation, Job.state).where(
     col(Job.id).in_(bindparam("jobs", expanding=True)))
-LEASES = Prepared(LEASES_QUERY)
-LEASES_FOR_UPDATE = Prepared(LEASES_QUERY.with_for_update())
-_fenced_updates: dict[tuple[str, ...], Prepared] = {}
-
-
-def fenced_update(columns: tuple[str, ...]) -> Prepared:
-    """`FENCED_UPDATE` setting `columns` (one prepared statement per set of columns)."""
-    found = _fenced_updates.get(columns)
-    if found is None:
-        found = _fenced_updates[columns] = Prepared(
-            FENCED_UPDATE.values(bound(columns)))
-    return found
+LEASES = LEASES_QUERY
+LEASES_FOR_UPDATE = LEASES_QUERY.with_for_update()
