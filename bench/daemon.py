@@ -116,7 +116,7 @@ def daemon_rate(docs: list[bytes], processes: int, ext: str = ".pdf") -> tuple[f
         staging.mkdir()
         for i, data in enumerate(docs):
             (staging / f"scan_{i:04d}{ext}").write_bytes(data)
-        db_url = f"sqlite:///{tmp / 'renamerd.storage.database'}"
+        db_url = f"sqlite:///{tmp / 'renamerd.db'}"
         config = write_config(
             tmp / "config.toml", db_url=db_url, state=tmp / "state", signup=100_000,
             daemon={"workers": 1, "lease_s": 60},

@@ -75,7 +75,7 @@ def postgres_url(postgres_server: PostgresServer) -> str:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
+        return f"sqlite:///{tmp_path / 'renamerd.db'}"
     return fresh_postgres_url(request.getfixturevalue("postgres_server"))
 
 

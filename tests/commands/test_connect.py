@@ -35,7 +35,7 @@ def cfg(tmp_path: Path, drive_name: str) -> Path:
     path = tmp_path / "renamerd.toml"
     path.write_text(f"""
 [database]
-url = "sqlite:///{tmp_path / 'renamerd.storage.database'}"
+url = "sqlite:///{tmp_path / 'renamerd.db'}"
 
 [[connections]]
 name = "cloud"
@@ -90,7 +90,7 @@ def test_connect_stores_encrypted_token_the_daemon_can_use(
         conn.changes("/Inbox", None)
     db.dispose()
 
-    for f in tmp_path.glob("renamerd.storage.database*"):
+    for f in tmp_path.glob("renamerd.db*"):
         assert token.encode() not in f.read_bytes()
 
 

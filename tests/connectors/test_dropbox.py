@@ -445,7 +445,7 @@ def test_daemon_files_dropbox_documents_exactly_once(
     from renamerd.storage.models import ConnectionState
 
     for h in make_harness(emulator):
-        db = Database(f"sqlite:///{tmp_path / 'renamerd.storage.database'}")
+        db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
         db.upgrade()
         settings = Settings(
             database={"url": db.url},

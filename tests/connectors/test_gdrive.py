@@ -551,7 +551,7 @@ def test_daemon_files_drive_scans_once_under_faults(emulator: DriveEmulator, tmp
     scans = {f"scan{i:02d}.pdf": invoice_pdf(i) for i in range(8)}
     for name, data in scans.items():
         st.put(f"/Scans/Inbox/{name}", data)
-    db = Database(f"sqlite:///{tmp_path / 'renamerd.storage.database'}")
+    db = Database(f"sqlite:///{tmp_path / 'renamerd.db'}")
     db.upgrade()
     settings = Settings(
         database={"url": db.url},
@@ -673,7 +673,7 @@ def test_cli_connect_gdrive_stores_a_working_token(
     cfg = tmp_path / "renamerd.toml"
     cfg.write_text(f"""
 [database]
-url = "sqlite:///{tmp_path / 'renamerd.storage.database'}"
+url = "sqlite:///{tmp_path / 'renamerd.db'}"
 
 [[connections]]
 name = "gd"

@@ -39,7 +39,7 @@ def test_sigkill_five_times_every_document_exactly_once(tmp_path: Path) -> None:
         data = invoice_pdf(i)
         originals.add(sha(data))
         (inbox / f"scan_{i:03d}.pdf").write_bytes(data)
-    db_url = f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
+    db_url = f"sqlite:///{tmp_path / 'renamerd.db'}"
     config = write_config(
         tmp_path / "config.toml", db_url=db_url, state=tmp_path / "state", signup=1000,
         connections=[{"name": "inbox", "provider": "local", "owner": "owner@example.com",

@@ -30,7 +30,7 @@ def test_one_json_line_per_transition_without_names_or_content(rig: Rig) -> None
     finally:
         logging.getLogger().removeHandler(logging.getLogger().handlers[-1])
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
-    moves = [(entry["from"], entry["to"]) for entry in lines if entry["logger"] == "renamerd.service.jobs"]
+    moves = [(entry["from"], entry["to"]) for entry in lines if entry["logger"] == "renamerd.jobs"]
     assert moves == [("new", "queued"), ("queued", "running"), ("running", "done")]
     text = stream.getvalue()
     assert "Secret" not in text and "SecretCorp" not in text and "2024-07-07" not in text
@@ -63,7 +63,7 @@ def test_readyz_sees_the_database(rig: Rig) -> None:
 def test_json_lines_carry_the_time_and_the_extra_fields() -> None:
     formatter = obs.JsonFormatter()
     for created in (0.0, 1_700_000_000.5, 1_700_000_000.0421, 1_700_000_001.999):
-        record = logging.makeLogRecord({"name": "renamerd.service.jobs", "levelno": logging.INFO,
+        record = logging.makeLogRecord({"name": "renamerd.jobs", "levelno": logging.INFO,
                                         "levelname": "INFO", "msg": "job %d", "args": (7,),
                                         "job": 7, "to": "done", "reason": ValueError("x")})
         record.created, record.msecs = created, (created - int(created)) * 1000

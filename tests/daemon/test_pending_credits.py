@@ -32,7 +32,7 @@ def test_grant_resumes_pending_jobs_and_old_ones_wait_for_retry(tmp_path: Path) 
     inbox.mkdir()
     for i in range(8):
         (inbox / f"doc{i}.pdf").write_bytes(invoice_pdf(i))
-    db_url = f"sqlite:///{tmp_path / 'renamerd.storage.database'}"
+    db_url = f"sqlite:///{tmp_path / 'renamerd.db'}"
     config = write_config(
         tmp_path / "config.toml", db_url=db_url, state=tmp_path / "state", signup=5,
         connections=[{"name": "inbox", "provider": "local", "owner": "owner@example.com",

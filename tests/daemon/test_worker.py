@@ -55,7 +55,7 @@ def test_skips_with_reason_and_charges_nothing(rig: Rig) -> None:
 
 
 def test_pending_credits_then_grant_resumes(rig: Rig) -> None:
-    credits = Credits(rig.db)
+    credits = Credits(rig.db, now=rig.clock)  # the queue's clock: the grant queues them "now"
     lot = credits.lots(rig.owner.id)[0]
     with rig.db.write_session() as s:  # leave 2 credits
         lot.remaining = 2
@@ -66,7 +66,6 @@ def test_pending_credits_then_grant_resumes(rig: Rig) -> None:
     assert sorted(rig.run_all()) == [J.DONE] * 2 + [J.PENDING_CREDITS] * 2
     assert rig.queue.claim("w") == []  # pending jobs are not claimable
     credits.grant(rig.owner.id, 5)
-    rig.clock.advance(1)  # the grant queues them at the real "now"
     assert rig.run_all() == [J.DONE, J.DONE]
     assert credits.balance(rig.owner.id) == 3
 

@@ -12,7 +12,7 @@ from renamerd.connectors import Connector, open_connector
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState
 
-log = logging.getLogger("renamerd.runtime.worker")
+log = logging.getLogger("renamerd.worker")
 
 
 class ConnectorPool:

@@ -35,7 +35,7 @@ from renamerd.service.accounts import Accounts
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
 
-log = logging.getLogger("renamerd.runtime.daemon")
+log = logging.getLogger("renamerd.daemon")
 
 
 class Daemon:

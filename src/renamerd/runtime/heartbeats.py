@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from renamerd.service import jobs as J
 
-log = logging.getLogger("renamerd.runtime.worker")
+log = logging.getLogger("renamerd.worker")
 
 
 class Heartbeat:

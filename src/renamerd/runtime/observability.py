@@ -46,7 +46,7 @@ from renamerd.service import jobs as J
 from renamerd.storage.database import Database
 from renamerd.storage.models import Job
 
-log = logging.getLogger("renamerd.service.jobs")
+log = logging.getLogger("renamerd.jobs")
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 TRANSITIONS = Counter("renamerd_job_transitions_total", "Job transitions by new state",

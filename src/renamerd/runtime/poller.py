@@ -24,7 +24,7 @@ from renamerd.service import jobs as J
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState, utcnow
 
-log = logging.getLogger("renamerd.runtime.daemon")
+log = logging.getLogger("renamerd.daemon")
 
 #: longest a poller keeps a moved cursor in memory before writing it (when no files are new)
 CURSOR_FLUSH_S = 30.0

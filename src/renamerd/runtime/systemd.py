@@ -8,7 +8,7 @@ import socket
 
 from renamerd.config import Settings
 
-log = logging.getLogger("renamerd.runtime.daemon")
+log = logging.getLogger("renamerd.daemon")
 
 
 def sd_notify(message: str) -> bool:

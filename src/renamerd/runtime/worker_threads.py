@@ -20,7 +20,7 @@ from renamerd.service import jobs as J
 from renamerd.storage.database import Database
 from renamerd.storage.watch import SqliteWrites
 
-log = logging.getLogger("renamerd.runtime.daemon")
+log = logging.getLogger("renamerd.daemon")
 
 #: seconds an idle worker sleeps before it looks for due jobs again
 IDLE_S = 1.0

@@ -12,7 +12,7 @@ from renamerd.runtime.worker.outcomes import LOST, WorkerState
 from renamerd.service import jobs as J
 from renamerd.service.journal import record_now_many as journal_record_many
 
-log = logging.getLogger("renamerd.runtime.worker")
+log = logging.getLogger("renamerd.worker")
 
 
 class FilingSteps(WorkerState):

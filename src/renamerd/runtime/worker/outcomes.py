@@ -16,7 +16,7 @@ from renamerd.service.credits import Credits
 from renamerd.storage.database import Database
 from renamerd.storage.models import Job
 
-log = logging.getLogger("renamerd.runtime.worker")
+log = logging.getLogger("renamerd.worker")
 
 #: outcome of `Worker.run_job` when the lease was lost midway
 LOST = "lost"

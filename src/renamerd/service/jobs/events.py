@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from renamerd.storage.models import Job
 
-log = logging.getLogger("renamerd.service.jobs")
+log = logging.getLogger("renamerd.jobs")
 
 #: PostgreSQL NOTIFY channel raised whenever jobs become claimable
 NOTIFY_CHANNEL = "renamerd_jobs"

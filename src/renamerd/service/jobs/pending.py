@@ -16,7 +16,7 @@ from renamerd.service.jobs.events import jobs_available, notify_others
 from renamerd.service.jobs.states import PENDING_CREDITS, QUEUED
 from renamerd.storage.models import Job
 
-log = logging.getLogger("renamerd.service.jobs")
+log = logging.getLogger("renamerd.jobs")
 
 #: written out, not a parameter: the query planners then see that the partial index of pending
 #: jobs (ix_jobs_owner_pending) applies

@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection renamerd.storage.database hands it (see db.upgrade)."""
+"""Alembic environment: runs on the connection renamerd.storage.database hands it (see Database.upgrade)."""
 
 from __future__ import annotations
 
