@@ -18,8 +18,7 @@ import pytest
 from contract import ConnectorContract
 
 from renamerd.connectors import ConfigError, Conflict, Connector, NotFound, load_connector
-from renamerd_connectors import local as local_mod
-from renamerd_connectors.local import LocalConnector
+from renamerd_connectors.local import LocalConnector, moved_log, moves, paths
 
 
 @dataclass
@@ -180,7 +179,7 @@ def test_own_moves_never_reported_even_inside_watch(tmp_path: Path) -> None:
 
 
 def test_moved_log_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(local_mod._MovedLog, "PRUNE_ABOVE", 3)
+    monkeypatch.setattr(moved_log.MovedLog, "PRUNE_ABOVE", 3)
     c = LocalConnector({"stable_checks": 1}, name="s", state_dir=str(tmp_path / "state"))
     lib = c.ensure_folder(str(tmp_path / "lib"))
     for i in range(5):
@@ -277,7 +276,7 @@ def _fake_link_error(monkeypatch: pytest.MonkeyPatch, code: int) -> list[str]:
             return
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(local_mod.os, "link", link)
+    monkeypatch.setattr(moves.os, "link", link)
     return calls
 
 
@@ -340,7 +339,7 @@ def test_move_across_real_filesystems(conn: LocalConnector, tmp_path: Path) -> N
     "/", "in/a.pdf", "./a.pdf", "/in/a..pdf", "/in/..a", "/in/a.pdf/.",
 ])
 def test_paths_are_normalised_as_normpath_and_abspath_do(path: str) -> None:
-    assert local_mod._norm(path) == os.path.normpath(os.path.abspath(path))
+    assert paths.norm(path) == os.path.normpath(os.path.abspath(path))
 
 
 def test_a_cursor_reads_the_same_in_the_connector_that_made_it_and_in_a_fresh_one(

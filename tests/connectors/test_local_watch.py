@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from renamerd_connectors.local import LocalConnector
-from renamerd_connectors.local_watch import FolderWatch, INotify
+from renamerd_connectors.local.watch import FolderWatch, INotify
 
 pytestmark = pytest.mark.skipif(INotify is None, reason="inotify is Linux only")
 

@@ -32,7 +32,8 @@ from renamerd.connectors import (  # noqa: E402
     TransientError,
     load_connector,
 )
-from renamerd_connectors.onedrive import OneDriveConnector, clean_name, name_problem  # noqa: E402
+from renamerd_connectors.onedrive import OneDriveConnector  # noqa: E402
+from renamerd_connectors.onedrive.names import clean_name, name_problem  # noqa: E402
 
 CLIENT = "renamerd-test-client"
 TENANT = "consumers"
@@ -180,7 +181,7 @@ def test_bad_options(server: Server, emu: OneDriveEmulator, change: dict[str, An
 
 
 def test_authority_built_from_tenant(server: Server, emu: OneDriveEmulator) -> None:
-    from renamerd_connectors.onedrive import authority_url
+    from renamerd_connectors.onedrive.options import authority_url
 
     assert authority_url({}, "x") == "https://login.microsoftonline.com/common"
     assert authority_url({"tenant": "organizations"}, "x").endswith("/organizations")

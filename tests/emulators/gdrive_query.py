@@ -121,8 +121,18 @@ def _either(a: Pred, b: Pred) -> Pred:
     return lambda it: a(it) or b(it)
 
 
-def parse_query(q: str) -> tuple[Pred, str | None]:
-    """Compile `q` to a predicate, plus the parent id when the query is "'X' in parents and ..."."""
+_GETTERS: dict[str, Callable[[QueryItem], str]] = {
+    "name": lambda it: it.name, "mimeType": lambda it: it.mime,
+    "modifiedTime": lambda it: it.modified, "createdTime": lambda it: it.created,
+}
+_OPS: dict[str, Callable[[str, str], bool]] = {
+    "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
+}
+
+
+def _tokenize(q: str) -> list[tuple[str, str]]:
+    """(kind, text) tokens of `q`: str (unquoted), op, lp, rp, word. Raises ApiError."""
     tokens: list[tuple[str, str]] = []
     pos = 0
     while pos < len(q.rstrip()):
@@ -135,85 +145,93 @@ def parse_query(q: str) -> tuple[Pred, str | None]:
             text = re.sub(r"\\(.)", r"\1", text[1:-1])
         tokens.append((kind, text))
         pos = m.end()
-    i = 0
-    hint: list[str] = []
+    return tokens
 
-    def peek(kind: str, text: str | None = None) -> bool:
+
+class _Parser:
+    """Recursive descent over the tokens: expr = term {or term}; term = factor {and factor};
+    factor = not factor | ( expr ) | clause. Collects the parent id of a top-level
+    "'X' in parents" clause in `hint` (cleared by an `or`)."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.i = 0
+        self.hint: list[str] = []
+
+    def peek(self, kind: str, text: str | None = None) -> bool:
+        tokens, i = self.tokens, self.i
         return i < len(tokens) and tokens[i][0] == kind and (text is None or tokens[i][1] == text)
 
-    def take() -> tuple[str, str]:
-        nonlocal i
-        if i >= len(tokens):
+    def take(self) -> tuple[str, str]:
+        if self.i >= len(self.tokens):
             raise invalid("Invalid Value", "q")
-        i += 1
-        return tokens[i - 1]
+        self.i += 1
+        return self.tokens[self.i - 1]
 
-    def expr(top: bool) -> Pred:
-        left = term(top)
-        while peek("word", "or"):
-            take()
-            a, b = left, term(False)
+    def expr(self, top: bool) -> Pred:
+        left = self.term(top)
+        while self.peek("word", "or"):
+            self.take()
+            a, b = left, self.term(False)
             left = _either(a, b)
-            hint.clear()
+            self.hint.clear()
         return left
 
-    def term(top: bool) -> Pred:
-        left = factor(top)
-        while peek("word", "and"):
-            take()
-            a, b = left, factor(top)
+    def term(self, top: bool) -> Pred:
+        left = self.factor(top)
+        while self.peek("word", "and"):
+            self.take()
+            a, b = left, self.factor(top)
             left = _both(a, b)
         return left
 
-    def factor(top: bool) -> Pred:
-        if peek("word", "not"):
-            take()
-            inner = factor(False)
+    def factor(self, top: bool) -> Pred:
+        if self.peek("word", "not"):
+            self.take()
+            inner = self.factor(False)
             return lambda it: not inner(it)
-        if peek("lp"):
-            take()
-            inner = expr(False)
-            if take()[0] != "rp":
+        if self.peek("lp"):
+            self.take()
+            inner = self.expr(False)
+            if self.take()[0] != "rp":
                 raise invalid("Invalid Value", "q")
             return inner
-        return clause(top)
+        return self.clause(top)
 
-    def clause(top: bool) -> Pred:
-        kind, text = take()
+    def clause(self, top: bool) -> Pred:
+        kind, text = self.take()
         if kind == "str":
-            if take() != ("word", "in") or take() != ("word", "parents"):
+            if self.take() != ("word", "in") or self.take() != ("word", "parents"):
                 raise invalid("Invalid Value", "q")
             if top:
-                hint.append(text)
+                self.hint.append(text)
             return lambda it: it.parent == text
         if kind != "word":
             raise invalid("Invalid Value", "q")
-        fld = text
-        op_kind, op = take()
+        return self.comparison(text)
+
+    def comparison(self, fld: str) -> Pred:
+        """`fld` OP value: contains, trashed = true/false, or a string comparison."""
+        op_kind, op = self.take()
         if op_kind == "word" and op == "contains" and fld in ("name", "mimeType"):
-            _, val = take()
+            _, val = self.take()
             return lambda it: val in (it.name if fld == "name" else it.mime)
-        vkind, val = take()
+        vkind, val = self.take()
         if fld == "trashed" and op in ("=", "!=") and vkind == "word" and val in ("true", "false"):
             want = val == "true"
             return lambda it: (it.trashed == want) == (op == "=")
         if vkind != "str":
             raise invalid("Invalid Value", "q")
-        getters: dict[str, Callable[[QueryItem], str]] = {
-            "name": lambda it: it.name, "mimeType": lambda it: it.mime,
-            "modifiedTime": lambda it: it.modified, "createdTime": lambda it: it.created,
-        }
-        if fld not in getters or (fld in ("name", "mimeType") and op not in ("=", "!=")):
+        if fld not in _GETTERS or (fld in ("name", "mimeType") and op not in ("=", "!=")):
             raise invalid("Invalid Value", "q")
-        get = getters[fld]
-        ops: dict[str, Callable[[str, str], bool]] = {
-            "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-            ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
-        }
-        cmp = ops[op]
+        get, cmp = _GETTERS[fld], _OPS[op]
         return lambda it: cmp(get(it), val)
 
-    pred = expr(True)
-    if i != len(tokens):
+
+def parse_query(q: str) -> tuple[Pred, str | None]:
+    """Compile `q` to a predicate, plus the parent id when the query is "'X' in parents and ..."."""
+    parser = _Parser(_tokenize(q))
+    pred = parser.expr(True)
+    if parser.i != len(parser.tokens):
         raise invalid("Invalid Value", "q")
-    return pred, (hint[0] if len(hint) == 1 else None)
+    return pred, (parser.hint[0] if len(parser.hint) == 1 else None)

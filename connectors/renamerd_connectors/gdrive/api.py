@@ -24,7 +24,8 @@ from renamerd.connectors import (
     TransientError,
 )
 
-from .auth import GDriveOptions, authorized_http, build_credentials
+from .auth import authorized_http, build_credentials
+from .options import GDriveOptions
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

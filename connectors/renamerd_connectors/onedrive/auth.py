@@ -1,9 +1,12 @@
-"""Microsoft identity platform for the OneDrive connector: msal over httpx, refresh-token
-upkeep, and the device-code sign-in used by `renamerd connect onedrive`.
+"""Microsoft identity platform for the OneDrive connector: msal over httpx, and refresh-token
+upkeep (`GraphTokens`).
 
-msal fetches ``{authority}/v2.0/.well-known/openid-configuration`` once per application object
-(tenant discovery) and then talks to the token endpoint it names. Instance discovery is off, so a
-custom authority (national cloud, proxy, emulator) works without asking login.microsoftonline.com.
+The OAuth endpoints are the authority's (`options.authority_url`: login.microsoftonline.com
+and the tenant, unless the `authority` option moves it): msal fetches
+``{authority}/v2.0/.well-known/openid-configuration`` once per application object (tenant
+discovery) and then talks to the authorize and token endpoints it names. Instance discovery is
+off, so a custom authority (national cloud, proxy, emulator) works without asking
+login.microsoftonline.com. The terminal sign-in of `renamerd connect` is in `connect.py`.
 """
 
 from __future__ import annotations
@@ -13,53 +16,17 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, urlsplit
 
 import httpx
 
-from renamerd.connectors import AuthError, ConfigError, TransientError
+from renamerd.connectors import AuthError, TransientError
 
 log = logging.getLogger(__name__)
 
-LOGIN_ENDPOINT = "https://login.microsoftonline.com"
-DEFAULT_SCOPES = ("Files.ReadWrite.All",)
 #: token-endpoint errors no retry will cure: a person must reconnect (or fix the app)
 AUTH_ERRORS = frozenset({"invalid_grant", "interaction_required", "invalid_client",
                          "unauthorized_client", "consent_required", "invalid_scope",
                          "unsupported_grant_type"})
-
-
-def text_option(options: dict[str, Any], key: str, name: str, *, required: bool = False) -> str:
-    """A string option ("" when absent). Raises ConfigError when required and missing, or when
-    the value is not a string."""
-    value = options.get(key)
-    if value is None or value == "":
-        if required:
-            raise ConfigError(f"onedrive connection {name!r}: option {key} is required")
-        return ""
-    if not isinstance(value, str):
-        raise ConfigError(f"onedrive connection {name!r}: option {key} must be a string")
-    return value
-
-
-def scopes_option(options: dict[str, Any], name: str) -> list[str]:
-    """`scopes` as a list (a space-separated string is split). Raises ConfigError."""
-    scopes = options.get("scopes", list(DEFAULT_SCOPES))
-    if isinstance(scopes, str):
-        scopes = scopes.split()
-    if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) for s in scopes):
-        raise ConfigError(f"onedrive connection {name!r}: scopes must be a list of strings")
-    return scopes
-
-
-def authority_url(options: dict[str, Any], name: str) -> str:
-    """`authority` as given when it names a tenant, else ``{authority or login}/{tenant}``."""
-    tenant = text_option(options, "tenant", name) or "common"
-    authority = (text_option(options, "authority", name) or LOGIN_ENDPOINT).rstrip("/")
-    parts = urlsplit(authority)
-    if parts.scheme != "https" or not parts.netloc:
-        raise ConfigError(f"onedrive connection {name!r}: authority must be an https URL")
-    return authority if parts.path.strip("/") else f"{authority}/{quote(tenant, safe='')}"
 
 
 class MsalHttp:
@@ -82,7 +49,25 @@ class MsalHttp:
         self._client.close()
 
 
-def _reconnect(name: str) -> str:
+def msal_application(client_id: str, client_secret: str | None, *, authority: str,
+                     verify: str | bool, timeout: float) -> Any:
+    """An msal application for `authority`: confidential with a secret, else public.
+
+    Tenant discovery happens here (a network call). Raises ValueError when the authority
+    refuses it (msal puts the HTTP status in the message), httpx.HTTPError or OSError when it
+    cannot be reached.
+    """
+    import msal
+
+    kwargs: dict[str, Any] = {"authority": authority, "instance_discovery": False,
+                              "validate_authority": False, "http_client": MsalHttp(verify, timeout)}
+    if client_secret:
+        return msal.ConfidentialClientApplication(client_id, client_credential=client_secret,
+                                                  **kwargs)
+    return msal.PublicClientApplication(client_id, **kwargs)
+
+
+def reconnect_hint(name: str) -> str:
     return f"reconnect with `renamerd connect onedrive --connection {name}`"
 
 
@@ -111,17 +96,10 @@ class GraphTokens:
     def _application(self) -> Any:
         """The msal application (created on first use: tenant discovery is a network call)."""
         if self._app is None:
-            import msal
-
-            kwargs: dict[str, Any] = {"authority": self._authority, "instance_discovery": False,
-                                      "validate_authority": False,
-                                      "http_client": MsalHttp(self._verify, self._timeout)}
             try:
-                if self._client_secret:
-                    self._app = msal.ConfidentialClientApplication(
-                        self._client_id, client_credential=self._client_secret, **kwargs)
-                else:
-                    self._app = msal.PublicClientApplication(self._client_id, **kwargs)
+                self._app = msal_application(self._client_id, self._client_secret,
+                                             authority=self._authority, verify=self._verify,
+                                             timeout=self._timeout)
             except ValueError as err:  # tenant discovery failed: status in the message
                 text = str(err)
                 if "HTTP status: 5" in text or "HTTP status: 429" in text:
@@ -157,7 +135,7 @@ class GraphTokens:
             code = str(result.get("error_description", "")).split(":", 1)[0][:20]
             if isinstance(error, str) and error in AUTH_ERRORS:
                 raise AuthError(f"onedrive connection {self.name!r}: Microsoft refused the refresh "
-                                f"token ({error} {code}); {_reconnect(self.name)}")
+                                f"token ({error} {code}); {reconnect_hint(self.name)}")
             raise TransientError(f"onedrive {self.name}: token endpoint said {error!r} {code}")
 
     def _rotated(self, token: Any) -> None:
@@ -181,38 +159,3 @@ class GraphTokens:
         if self._app is not None:
             self._app.http_client.close()
         self._app = None
-
-
-def device_code_flow(options: dict[str, Any], *, echo: Callable[[str], None]) -> str:
-    """Device-code sign-in: print the address and code, wait for the person, return the refresh
-    token. Raises AuthError when sign-in is refused or the code expires."""
-    import msal
-
-    name = "new connection"
-    client_id = text_option(options, "client_id", name, required=True)
-    verify: str | bool = text_option(options, "ca_bundle", name) or True
-    if text_option(options, "client_secret", name):
-        echo("Note: the device-code sign-in uses the app as a public client "
-             "(enable 'Allow public client flows' in its registration).")
-    try:
-        app = msal.PublicClientApplication(client_id, authority=authority_url(options, name),
-                                           instance_discovery=False, validate_authority=False,
-                                           http_client=MsalHttp(verify, 60.0))
-        flow = app.initiate_device_flow(scopes=scopes_option(options, name))
-    except (ValueError, httpx.HTTPError) as err:
-        raise AuthError(f"onedrive: cannot start the device sign-in ({err})") from err
-    try:
-        if "user_code" not in flow:
-            raise AuthError(f"onedrive: device sign-in refused: {flow.get('error')} "
-                            f"{str(flow.get('error_description', ''))[:120]}")
-        echo(f"To connect OneDrive, open {flow['verification_uri']} and enter the code "
-             f"{flow['user_code']}")
-        echo("Waiting for you to finish signing in...")
-        result = app.acquire_token_by_device_flow(flow)
-        if "refresh_token" not in result:
-            raise AuthError(f"onedrive: sign-in did not complete: {result.get('error')} "
-                            f"{str(result.get('error_description', ''))[:120]}")
-        echo("Signed in.")
-        return str(result["refresh_token"])
-    finally:
-        app.http_client.close()
