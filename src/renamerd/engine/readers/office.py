@@ -30,8 +30,9 @@ from defusedxml.ElementTree import iterparse
 from renamerd.engine.formats import MAX_ZIP_ENTRIES, zip_entry_count
 from renamerd.engine.types import DocumentTooLarge, EngineConfig, UnreadableDocument
 
-#: most bytes one XML part may inflate to
-MAX_PART_BYTES = 64 * 1024 * 1024
+#: most bytes one XML part may inflate to (what is read of it: the caps below stop reading
+#: well before this unless single elements are huge, and one text node is held whole)
+MAX_PART_BYTES = 32 * 1024 * 1024
 #: most uncompressed bytes the whole archive may declare
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 #: highest compression ratio accepted (whole archive, and any part over 1 MiB)

@@ -107,7 +107,9 @@ def _limit_error(step: str, exc: LimitReachedError) -> EngineError:
     if "page tree" in reason:
         return DocumentTooLarge("refused: the PDF's page tree holds more pages than the limit")
     if "token" in reason or "array" in reason or "dictionary" in reason:
-        return UnreadableDocument(f"refused: {step} holds too many PDF objects to parse")
+        return UnreadableDocument(
+            f"refused: the PDF holds an array, dictionary or stream of more items than "
+            f"renamerd parses ({step})")
     return UnreadableDocument(
         f"refused: a PDF stream decodes to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
         "(decompression bomb)"
