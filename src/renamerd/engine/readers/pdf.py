@@ -218,7 +218,7 @@ class PdfPages:
         """Pixel count of the largest image XObject on page `index`, from its dictionary."""
         page = guarded(f"page {index + 1}", lambda: self.reader.pages[index])
         sizes = guarded(f"page {index + 1} images",
-                        lambda: [w * h for _key, w, h in _xobject_images(page)])
+                        lambda: [w * h for _key, w, h, _image in _xobject_images(page)])
         return max(sizes, default=0)
 
     def scan_image(self, index: int) -> Image.Image | None:
@@ -231,13 +231,17 @@ class PdfPages:
 
     def _scan_image(self, index: int) -> Image.Image | None:
         page = self.reader.pages[index]
-        best: tuple[int, str | list[str]] | None = None
-        for key, width, height in _xobject_images(page):
+        best: tuple[int, str | list[str], StreamObject] | None = None
+        for key, width, height, stream in _xobject_images(page):
             check_pixels(width, height, self.config, f"image on page {index + 1}")
             if best is None or width * height > best[0]:
-                best = (width * height, key)
+                best = (width * height, key, stream)
         if best is not None:
             img = page.images[best[1]].image
+            # pypdf keeps the decoded pixels with the stream for the reader's life: a copy of
+            # the image per scanned page read (46 MB for an A4 page at 600 dpi)
+            if hasattr(best[2], "decoded_self"):
+                best[2].decoded_self = None
         else:  # inline images (BI ... EI): one decoded at a time, the largest kept
             img = None
             for item in page.images:
@@ -249,6 +253,9 @@ class PdfPages:
             return None
         check_pixels(img.width, img.height, self.config, f"image on page {index + 1}")
         rotation = int(page.rotation or 0) % 360
+        turn = _TURNS.get(rotation)
+        if turn is not None:  # (a transpose: a copy, but no resampling)
+            return img.transpose(turn)
         return img.rotate(-rotation, expand=True) if rotation else img
 
 
@@ -262,11 +269,15 @@ def _alnum_below(text: str, limit: int) -> bool:
     return True
 
 
+_TURNS = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180,
+          270: Image.Transpose.ROTATE_90}
+
+
 def _xobject_images(
     obj: DictionaryObject, ancestors: tuple[str, ...] = (), depth: int = 0,
     seen: set[int] | None = None,
-) -> Iterator[tuple[str | list[str], int, int]]:
-    """(pypdf image key, width, height) of the image XObjects of a page and its forms.
+) -> Iterator[tuple[str | list[str], int, int, StreamObject]]:
+    """(pypdf image key, width, height, stream) of the image XObjects of a page and its forms.
 
     Each form is looked into once, however many names lead to it (forms naming one form a
     hundred times, five deep, would be 10^10 walks)."""
@@ -286,7 +297,7 @@ def _xobject_images(
             continue
         if entry.get("/Subtype") == "/Image":
             key: str | list[str] = name if not ancestors else [*ancestors, name]
-            yield key, int(entry.get("/Width", 0)), int(entry.get("/Height", 0))
+            yield key, int(entry.get("/Width", 0)), int(entry.get("/Height", 0)), entry
         elif entry.get("/Subtype") == "/Form" and id(entry) not in seen:
             seen.add(id(entry))
             yield from _xobject_images(entry, (*ancestors, name), depth + 1, seen)
