@@ -186,14 +186,15 @@ def _runs(prefix: str, runs: int) -> bytes:
     return bytes(out)
 
 
-def docx_many_runs(runs: int = 3_000_000) -> bytes:
-    """A DOCX whose body is one paragraph of `runs` one-letter runs (60 MB of XML)."""
+def docx_many_runs(runs: int = 2_500_000) -> bytes:
+    """A DOCX whose body is one paragraph of `runs` one-letter runs (23 bytes each: 2.5 M
+    make 57 MB of XML, under the 64 MiB part limit the attack was built for)."""
     body = (f'<w:document xmlns:w="{_W}"><w:body><w:p>'.encode() + _runs("w", runs)
             + b"</w:p></w:body></w:document>")
     return _zip({"[Content_Types].xml": _CT, "word/document.xml": body})
 
 
-def pptx_many_runs(runs: int = 3_000_000) -> bytes:
+def pptx_many_runs(runs: int = 2_500_000) -> bytes:
     """A PPTX whose one slide holds one paragraph of `runs` one-letter runs."""
     slide = (f'<p:sld xmlns:p="{_P}" xmlns:a="{_A}"><p:cSld><p:spTree><p:sp><p:txBody><a:p>'
              .encode() + _runs("a", runs) + b"</a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>")
