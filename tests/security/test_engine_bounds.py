@@ -18,7 +18,9 @@ import pytest
 
 from security import hostile as h
 
-pytestmark = pytest.mark.slow
+#: one probe at a time (one xdist worker): each takes a core, and timing bounds of other
+#: tests (a server's start-up) should not share it with two
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("engine-bounds")]
 
 PROBE = Path(__file__).with_name("probe.py")
 #: a probe that runs this long has not been bounded (the attacks ran for minutes or forever)
