@@ -132,6 +132,11 @@ class EngineSettings(_Section):
     ocr_timeout_s: float = Field(60.0, gt=0)
     max_pages: int = Field(500, ge=1)
     max_pixels: int = Field(80_000_000, ge=1)
+    #: characters of text kept per page / per document; the rest is not read
+    max_page_chars: int = Field(100_000, ge=1000)
+    max_document_chars: int = Field(300_000, ge=1000)
+    #: decoded bytes of one PDF page's content the text extraction may parse (refused above)
+    max_page_content_bytes: int = Field(2 * 1024 * 1024, ge=64 * 1024)
 
 
 class DaemonSettings(_Section):
@@ -257,6 +262,9 @@ class Settings(BaseSettings):
             max_bytes=self.limits.max_upload_bytes,
             max_pages=e.max_pages,
             max_pixels=e.max_pixels,
+            max_page_chars=e.max_page_chars,
+            max_document_chars=e.max_document_chars,
+            max_page_content_bytes=e.max_page_content_bytes,
             ocr_languages=tuple(e.ocr_languages),
             ocr_max_pages=e.ocr_max_pages,
             ocr_timeout_s=e.ocr_timeout_s,

@@ -9,6 +9,10 @@
 Pages are read only when asked for, so a caller that needs page 1 never pays for OCR of page 2.
 At most `config.ocr_max_pages` pages of one document are OCR'd; later pages that would need OCR
 read as "" (their text layer, if any, is still returned).
+
+Text is capped here for every reader: a page keeps its first `config.max_page_chars`
+characters, a document its first `config.max_document_chars`; once those are used up, later
+pages read as "" without being read at all (the field extractors' work grows with the text).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class DocumentText:
         self._cache: dict[int, str] = {}
         self._ocr: OcrSession | None = None
         self._ocr_pages = 0
+        self._chars_left = config.max_document_chars
 
     @property
     def pages_read(self) -> int:
@@ -79,8 +84,14 @@ class DocumentText:
         if not 0 <= index < self.page_count:
             raise IndexError(f"page {index} of a {self.page_count}-page document")
         if index not in self._cache:
-            self._cache[index] = self._read(index)
+            text = self._clip(self._read(index)) if self._chars_left > 0 else ""
+            self._chars_left -= len(text)
+            self._cache[index] = text
         return self._cache[index]
+
+    def _clip(self, text: str) -> str:
+        """`text` cut to what a page may keep of the document's remaining share."""
+        return text[:min(self._config.max_page_chars, self._chars_left)]
 
     def text(self, max_pages: int | None = None) -> str:
         """Pages 0..max_pages-1 (default: all) joined by form feeds; reads them as needed."""
@@ -92,7 +103,7 @@ class DocumentText:
         if isinstance(source, OfficePages):
             return source.text(index)
         if isinstance(source, PdfPages):
-            layer = source.text(index)
+            layer = self._clip(source.text(index))
             if not self._ocr_allowed() or not source.may_be_stamped_scan(layer):
                 return layer
             if not source.needs_ocr(layer) and (
@@ -120,25 +131,26 @@ class DocumentText:
         page = image if isinstance(image, PageImage) else PageImage(lambda: image)
         reading = self._ocr.read(page)
         self.ocr_used = True
+        first = self._clip(reading.text)
         if reading.small_print:
             # print too small to read digits reliably: the enlarged reading is the page's text
             # (on the SROIE receipts, 2x reads 5 of the 9 dates the first reading got wrong,
             # and names as well); the first reading's date lines only when it shows none
-            closer = self._ocr.read_closer(page, reading)
-            return _with_date_lines(closer.text, reading.text)
-        if self._ocr_pages > 1 or date_lines(reading.text):
-            return reading.text
+            enlarged = self._ocr.read_closer(page, reading)
+            return _with_date_lines(self._clip(enlarged.text), first)
+        if self._ocr_pages > 1 or date_lines(first):
+            return first
         # the first OCR'd page shows no date: read it once more, closer, and add the date lines
         # that reading finds (only those: the first reading keeps the layout and the names)
         # as one block of text (--psm 6): on the SROIE receipts it found 7 of 15 missed dates
         # (automatic layout 6, --psm 4 5), e.g. "Date: 27/07/17" printed beside "Slip: ..."
-        closer = self._ocr.read_closer(page, reading, psm="6")
-        if date_lines(closer.text):
-            return _with_date_lines(reading.text, closer.text)
+        block = self._clip(self._ocr.read_closer(page, reading, psm="6").text)
+        if date_lines(block):
+            return _with_date_lines(first, block)
         # still none: read as sparse text (--psm 11: words found anywhere, in no order), which
         # finds a date standing apart from every block (1 of the 4 receipt dates left)
         sparse = self._ocr.read_closer(page, reading, psm="11")
-        return _with_date_lines(reading.text, sparse.text)
+        return _with_date_lines(first, self._clip(sparse.text))
 
 
 def _with_date_lines(text: str, other: str) -> str:

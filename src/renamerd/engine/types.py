@@ -106,6 +106,13 @@ class EngineConfig:
     max_bytes: int = 25 * 1024 * 1024
     max_pages: int = 500
     max_pixels: int = 80_000_000
+    #: text kept per page and per document (every reader: PDF text layer, OCR, Office);
+    #: the rest is dropped, and reading stops once the document's share is used up
+    max_page_chars: int = 100_000
+    max_document_chars: int = 300_000
+    #: decoded bytes of one PDF page's content (its streams, plus every form it draws,
+    #: counted each time drawn) the text extraction may parse; a larger page is refused
+    max_page_content_bytes: int = 2 * 1024 * 1024
     ocr_languages: tuple[str, ...] = ()  # empty: pick from what tesseract has installed
     ocr_max_pages: int = 3
     ocr_timeout_s: float = 60.0

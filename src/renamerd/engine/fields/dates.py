@@ -8,9 +8,11 @@ Never invents a date: no candidate, no date.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
@@ -79,9 +81,10 @@ _FUSED = re.compile(r"(?<![\w.,/-])(\d{2})(\d{2})([./-])(\d{4})(?![\d])")
 
 
 @functools.cache
-def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
+def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str], int]:
     """Labels of the document's language, English, and the long (specific) labels of every
-    other language (short ones like "den", "le", "to" only count in their own language)."""
+    other language (short ones like "den", "le", "to" only count in their own language)),
+    the kind of each, and the length of the longest (blank runs in text are single spaces)."""
     kinds: dict[str, str] = {}
     langs = [language, "en"] + [lang for lang in LANGUAGES if lang not in (language, "en")]
     for i, lang in enumerate(langs):
@@ -91,7 +94,7 @@ def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
                 if (i == 1 and len(phrase) <= 4) or (i >= 2 and len(phrase) < 7):
                     continue
                 kinds.setdefault(fold(phrase), kind)
-    return re.compile(alternation(set(kinds))), kinds
+    return re.compile(alternation(set(kinds))), kinds, max(map(len, kinds), default=0)
 
 
 _OCR_O = re.compile(r"(?<![^\W\d_])o(?=\d)|(?<=\d)o(?![^\W\d_])")
@@ -162,7 +165,8 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     months = _month_table()
     max_year = dt.date.today().year + 2
     out: list[DateCandidate] = []
-    taken: list[tuple[int, int]] = []
+    taken_starts: list[int] = []  # dmy matches: in text order, never overlapping
+    taken_ends: list[int] = []
     text = doc.folded
     if _O_BESIDE_DIGIT.search(text):
         text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
@@ -172,9 +176,11 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
         if value:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], False))
-            taken.append((m.start(), m.end()))
+            taken_starts.append(m.start())
+            taken_ends.append(m.end())
     for m in mdy.finditer(text):
-        if any(s <= m.start() < e for s, e in taken):
+        i = bisect.bisect_right(taken_starts, m.start()) - 1
+        if i >= 0 and m.start() < taken_ends[i]:
             continue
         value = _make(_year(m.group(3)), months[m.group(1)], int(m.group(2)))
         if value:
@@ -232,27 +238,51 @@ def infer_day_first(doc: Doc, default: bool) -> tuple[bool, bool]:
     return votes_day > votes_month, True
 
 
-def _label_before(doc: Doc, cand: DateCandidate, language: str) -> tuple[str, str, float]:
-    """(label text, kind, distance factor) of the label just before the candidate, if any."""
-    pattern, kinds = _label_pattern(language)
+#: longest gap between a label and its date that still counts (see _label_before)
+MAX_LABEL_GAP = 40
+
+
+def _label_before(doc: Doc, cand: DateCandidate, language: str,
+                  blank_until: dict[int, int]) -> tuple[str, str, float]:
+    """(label text, kind, distance factor) of the label just before the candidate, if any.
+
+    Only a fixed window before the date is searched (the longest label plus the longest gap
+    that counts): a line of a million dates costs a million small searches, not a million
+    rescans of the line. `blank_until` caches, per line, where its first character other
+    than " :|-" is.
+    """
+    pattern, kinds, longest = _label_pattern(language)
     line = cand.line
-    prefix = doc.folded[line.start:cand.start]
-    best: tuple[str, str, float] = ("", "", 0.0)
-    matches = list(pattern.finditer(prefix))
-    if matches:
-        last = matches[-1]
+    window_start = max(line.start, cand.start - longest - MAX_LABEL_GAP - 8)
+    prefix = doc.folded[window_start:cand.start]
+    last = _last_match(pattern, prefix)
+    if last is not None:
         gap = prefix[last.end():]
-        if _GAP.match(gap) and len(gap) <= 40:
+        if _GAP.match(gap) and len(gap) <= MAX_LABEL_GAP:
             return last.group(0), _kind_of(last.group(0), kinds), 1.0
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
             return last.group(0), _kind_of(last.group(0), kinds), 0.6
-    if prefix.strip(" :|-") == "" and line.index > 0:
+    if line.index > 0 and cand.start <= _first_content(line, blank_until):
         prev = doc.lines[line.index - 1]
-        pm = list(pattern.finditer(prev.folded))
-        if pm and _GAP.match(prev.folded[pm[-1].end():]):
-            return pm[-1].group(0), _kind_of(pm[-1].group(0), kinds), 0.8
-    return best
+        pm = _last_match(pattern, prev.folded)
+        if pm is not None and _GAP.match(prev.folded[pm.end():]):
+            return pm.group(0), _kind_of(pm.group(0), kinds), 0.8
+    return ("", "", 0.0)
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    tail = deque(pattern.finditer(text), maxlen=1)
+    return tail[0] if tail else None
+
+
+def _first_content(line: Line, cache: dict[int, int]) -> int:
+    """Offset (in Doc.text) of the line's first character other than " :|-" (cached)."""
+    offset = cache.get(line.index)
+    if offset is None:
+        stripped = line.folded.lstrip(" :|-")
+        offset = cache[line.index] = line.start + len(line.folded) - len(stripped)
+    return offset
 
 
 def _kind_of(label: str, kinds: dict[str, str]) -> str:
@@ -274,8 +304,9 @@ def best_date(
         counts[c.value] = counts.get(c.value, 0) + 1
     today = dt.date.today()
     scored: list[DateCandidate] = []
+    blank_until: dict[int, int] = {}
     for c in cands:
-        label, kind, factor = _label_before(doc, c, language)
+        label, kind, factor = _label_before(doc, c, language, blank_until)
         score = 1.0
         if kind:
             score += LABEL_WEIGHTS[kind] * factor

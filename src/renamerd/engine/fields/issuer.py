@@ -24,7 +24,9 @@ _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
 _RX1D = re.compile(r"\d")
-_RX7 = re.compile(r"[(\[{][^()\[\]{}]*\d[^()\[\]{}]*[)\]}]")
+#: a bracketed group without brackets inside (checked for a digit by the caller: one pattern
+#: "[^..]*\d[^..]*" tries every split of an unclosed run, 17 s for 20,000 characters)
+_BRACKETED = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
@@ -56,6 +58,11 @@ _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettä
 
 
 MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
+#: distinct e-mail/web domains compared with each candidate (a letter names a handful)
+MAX_DOMAINS = 20
+#: candidates taken from body lines (a legal form outside the letterhead and the footer);
+#: each is compared with the whole text, so a list of a million companies costs no more
+MAX_BODY_CANDIDATES = 100
 
 
 @dataclass(frozen=True)
@@ -255,6 +262,7 @@ def _letters_ratio(text: str) -> float:
 
 
 def _domains(doc: Doc) -> list[str]:
+    """The distinct e-mail/web domain names of the document (at most MAX_DOMAINS, in order)."""
     out: list[str] = []
     if "@" not in doc.text and "www" not in doc.folded and "http" not in doc.folded:
         return out
@@ -264,8 +272,10 @@ def _domains(doc: Doc) -> list[str]:
         for m in _DOMAIN.finditer(line.text):
             parts = m.group(1).lower().split(".")
             label = parts[-1] if parts else ""
-            if label and label not in _GENERIC_DOMAINS and len(label) >= 3:
+            if label and label not in _GENERIC_DOMAINS and len(label) >= 3 and label not in out:
                 out.append(label)
+                if len(out) >= MAX_DOMAINS:
+                    return out
     return out
 
 
@@ -292,6 +302,9 @@ class _Page:
     registration: re.Pattern[str]
     body: set[int]
     fixed: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.domain_keys = [d.replace("-", "") for d in self.domains]
 
     def fixed_line(self, index: int) -> str:
         """Line `index` with its legal forms' OCR slips fixed (computed once)."""
@@ -379,7 +392,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
             and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
-    if any(abs(line.index - r) <= 2 for r in ctx.reg_lines):
+    if any(line.index + d in ctx.reg_lines for d in range(-2, 3)):
         score += 1.0
         reasons.append("near registration id")
     k = _key(value)
@@ -387,8 +400,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         score += 1.5
         reasons.append("repeated")
     if ctx.domains and len(k) >= 3 and any(
-            d.replace("-", "") in k or (len(k) >= 4 and k[:6] in d.replace("-", ""))
-            for d in ctx.domains):
+            d in k or (len(k) >= 4 and k[:6] in d) for d in ctx.domain_keys):
         score += 2.0
         reasons.append("matches e-mail/web domain")
     if score < MIN_SCORE:
@@ -422,6 +434,10 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     if score < MIN_SCORE:
         return None
     return IssuerCandidate(value, line, score, tuple(reasons))
+
+
+def _blank_if_digits(match: re.Match[str]) -> str:
+    return " " if _RX1D.search(match.group(0)) else match.group(0)
 
 
 def _all_capitals(text: str) -> bool:
@@ -459,13 +475,17 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        if ln.index not in skip and not _garbage(_RX7.sub(" ", ln.text)):
+        if ln.index not in skip and not _garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body)
+    from_body = 0
     for line in doc.lines:
         if line.index in skip:
+            continue
+        in_body = line.index not in wanted
+        if in_body and from_body >= MAX_BODY_CANDIDATES:
             continue
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
         segments = [seg for seg in _SEGMENT.split(ctx.fixed_line(line.index)) if seg.strip()]
@@ -473,6 +493,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             cand = _score_segment(ctx, line, segment, seg_no, len(segments))
             if cand is not None:
                 candidates.append(cand)
+                from_body += in_body
     if not candidates and domains:
         first = doc.lines[0]
         candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,

@@ -16,7 +16,7 @@ _RX2 = re.compile(r"[.,]")
 _RX3 = re.compile(r"sub|zwischen|netto|hors|neto|imponibile|excl")
 
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
-_NUMBER_GAP = re.compile(r"^[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
+_NUMBER_GAP = re.compile(r"[\s:.#°º\-|=]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 _CURRENCY_WORD = re.compile(r"[€$£₺]|\b(?:eur|usd|gbp|chf|pln|czk|sek|dkk|nok|myr|rm)\b")
 _DATE_LIKE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{2,4}$")
@@ -62,12 +62,12 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _RX0.sub(" ", m.group(0))
             if label not in strong and label not in weak:
                 continue
-            rest = line.text[m.end():]
-            gap_m = _NUMBER_GAP.match(rest)
-            offset = gap_m.end() if gap_m else 0
-            vm = _VALUE.match(rest[offset:])
+            # (matched in place: slicing the rest of the line for every label is quadratic)
+            gap_m = _NUMBER_GAP.match(line.text, m.end())
+            offset = gap_m.end() if gap_m else m.end()
+            vm = _VALUE.match(line.text, offset)
             source_line = line
-            if not vm and not rest[offset:].strip() and line.index + 1 < len(doc.lines):
+            if not vm and offset >= len(line.text) and line.index + 1 < len(doc.lines):
                 source_line = doc.lines[line.index + 1]
                 vm = _VALUE.match(source_line.text)
             if not vm:

@@ -3,7 +3,12 @@
 Before a byte is inflated the archive's directory is checked: entry count, total declared
 uncompressed size, and compression ratio (whole archive and per part). Parts are then
 stream-parsed (defusedxml iterparse: no DTDs or entities) from a reader that stops at
-`MAX_PART_BYTES` whatever the directory claims, and text is capped at `MAX_TEXT_CHARS`.
+`MAX_PART_BYTES` whatever the directory claims. Memory stays flat whatever a part holds: each
+element is cleared and dropped from its parent once its end event is handled. Work is
+bounded too: a part is read no further than `MAX_PART_ELEMENTS` elements, a row than
+`MAX_CELLS_PER_ROW` cells, a paragraph than `MAX_RUNS_PER_PARAGRAPH` runs, a worksheet than
+`config.max_page_chars` characters, and reading stops once the document holds
+`config.max_document_chars` (what was read so far is the text; the rest is never parsed).
 
 Pages: DOCX splits at explicit and last-rendered page breaks (headers lead page 1, footers end
 it); XLSX gives one page per worksheet (rows as lines, cells tab-separated); PPTX one per slide.
@@ -17,7 +22,7 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
@@ -25,14 +30,20 @@ from defusedxml.ElementTree import iterparse
 from renamerd.engine.formats import MAX_ZIP_ENTRIES, zip_entry_count
 from renamerd.engine.types import DocumentTooLarge, EngineConfig, UnreadableDocument
 
-#: most bytes one XML part may inflate to
-MAX_PART_BYTES = 64 * 1024 * 1024
+#: most bytes one XML part may inflate to (what is read of it: the caps below stop reading
+#: well before this unless single elements are huge, and one text node is held whole)
+MAX_PART_BYTES = 32 * 1024 * 1024
 #: most uncompressed bytes the whole archive may declare
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 #: highest compression ratio accepted (whole archive, and any part over 1 MiB)
 MAX_RATIO = 100
-#: text kept per document
-MAX_TEXT_CHARS = 2_000_000
+#: elements read of one part; past this the rest of the part is not read (a 300-page DOCX
+#: has about 500,000)
+MAX_PART_ELEMENTS = 500_000
+#: cells read of one row (Excel's own limit: 16,384 columns, A to XFD); the sheet stops there
+MAX_CELLS_PER_ROW = 16_384
+#: runs (text, tab and break pieces) read of one paragraph; the part stops there
+MAX_RUNS_PER_PARAGRAPH = 10_000
 
 _BOMB = "refused: {} (this looks like a zip bomb)"
 
@@ -96,11 +107,31 @@ class _Bounded(io.RawIOBase):
         return len(chunk)
 
 
-def _events(zf: zipfile.ZipFile, name: str) -> Iterator[tuple[str, object]]:
+def _events(zf: zipfile.ZipFile, name: str) -> Iterator[tuple[str, Any]]:
+    """(event, element) pairs of an XML part, "start" and "end", streamed.
+
+    An element is cleared, and dropped from its parent, once the caller has handled its end
+    event: read what you need (text, attributes) at that event. Stops after
+    MAX_PART_ELEMENTS elements. Raises UnreadableDocument for a broken or bomb part.
+    """
     try:
         with zf.open(name) as raw:
             stream = io.BufferedReader(_Bounded(raw, MAX_PART_BYTES, name))
-            yield from iterparse(stream, events=("start", "end"))
+            open_elements: list[Any] = []
+            count = 0
+            for event, elem in iterparse(stream, events=("start", "end")):
+                if event == "start":
+                    count += 1
+                    if count > MAX_PART_ELEMENTS:
+                        return
+                    open_elements.append(elem)
+                    yield event, elem
+                    continue
+                yield event, elem
+                open_elements.pop()
+                elem.clear()
+                if open_elements:  # the parent keeps no ended child (nor one not yet handled:
+                    del open_elements[-1][:]  # its pending event holds it)
     except UnreadableDocument:
         raise
     except (DefusedXmlException, SyntaxError, zipfile.BadZipFile, OSError, EOFError,
@@ -109,13 +140,18 @@ def _events(zf: zipfile.ZipFile, name: str) -> Iterator[tuple[str, object]]:
 
 
 class _Text:
-    """Text accumulator with the per-document cap."""
+    """Text accumulator with a cap: `take` keeps what fits, `full` says when nothing does."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
         self.size = 0
+        self.limit = limit
+
+    @property
+    def full(self) -> bool:
+        return self.size >= self.limit
 
     def take(self, text: str) -> str:
-        room = MAX_TEXT_CHARS - self.size
+        room = self.limit - self.size
         if room <= 0:
             return ""
         text = text[:room]
@@ -129,7 +165,8 @@ class OfficePages:
     def __init__(self, data: bytes, kind: str, config: EngineConfig) -> None:
         self.zf = check_zip(data)
         self.names = set(self.zf.namelist())
-        self.budget = _Text()
+        self.budget = _Text(config.max_document_chars)
+        self.page_chars = config.max_page_chars
         reader = {"docx": self._docx, "xlsx": self._xlsx, "pptx": self._pptx}[kind]
         self.pages = [p.strip() for p in reader()] or [""]
         self.page_count = len(self.pages)
@@ -145,10 +182,13 @@ class OfficePages:
         return self.pages[index]
 
     def _paragraphs(self, name: str, para: str, text: str, breaks: bool) -> Iterator[str | None]:
-        """Paragraph texts of an XML part; None marks a page break (when `breaks`)."""
+        """Paragraph texts of an XML part; None marks a page break (when `breaks`).
+
+        Stops (keeping what was read) once the document's text is full or a paragraph has
+        more than MAX_RUNS_PER_PARAGRAPH pieces."""
         buf: list[str] = []
         for event, elem in _events(self.zf, name):
-            tag = _local(elem.tag)  # type: ignore[attr-defined]
+            tag = _local(elem.tag)
             if event == "start":
                 if breaks and (tag == "lastRenderedPageBreak" or (
                         tag == "br" and _attr(elem, "type") == "page")):
@@ -157,8 +197,8 @@ class OfficePages:
                         buf = []
                     yield None
                 continue
-            if tag == text and elem.text:  # type: ignore[attr-defined]
-                buf.append(self.budget.take(elem.text))  # type: ignore[attr-defined]
+            if tag == text and elem.text:
+                buf.append(self.budget.take(elem.text))
             elif tag == "tab":
                 buf.append("\t")
             elif tag == "br":
@@ -166,7 +206,11 @@ class OfficePages:
             elif tag == para:
                 yield "".join(buf)
                 buf = []
-                elem.clear()  # type: ignore[attr-defined]
+                continue
+            else:
+                continue
+            if self.budget.full or len(buf) > MAX_RUNS_PER_PARAGRAPH:
+                break
         if buf:
             yield "".join(buf)
 
@@ -207,20 +251,23 @@ class OfficePages:
         return [self._sheet(n, shared, date_styles) for n in sheets]
 
     def _shared_strings(self) -> list[str]:
+        """The shared-string table (its own cap: a cell's text counts when a sheet uses it)."""
         if "xl/sharedStrings.xml" not in self.names:
             return []
         out: list[str] = []
         buf: list[str] = []
+        kept = _Text(self.budget.limit)
         for event, elem in _events(self.zf, "xl/sharedStrings.xml"):
             if event != "end":
                 continue
-            tag = _local(elem.tag)  # type: ignore[attr-defined]
-            if tag == "t" and elem.text:  # type: ignore[attr-defined]
-                buf.append(self.budget.take(elem.text))  # type: ignore[attr-defined]
+            tag = _local(elem.tag)
+            if tag == "t" and elem.text:
+                buf.append(kept.take(elem.text))
             elif tag == "si":
                 out.append("".join(buf))
                 buf = []
-                elem.clear()  # type: ignore[attr-defined]
+                if kept.full:
+                    break
         return out
 
     def _date_styles(self) -> set[int]:
@@ -231,7 +278,7 @@ class OfficePages:
         xfs: list[int] = []
         in_xfs = False
         for event, elem in _events(self.zf, "xl/styles.xml"):
-            tag = _local(elem.tag)  # type: ignore[attr-defined]
+            tag = _local(elem.tag)
             if tag == "cellXfs":
                 in_xfs = event == "start"
             elif event == "start" and tag == "numFmt":
@@ -241,36 +288,45 @@ class OfficePages:
         return {i for i, fmt_id in enumerate(xfs) if _is_date_format(fmt_id, custom.get(fmt_id))}
 
     def _sheet(self, name: str, shared: list[str], date_styles: set[int]) -> str:
+        """A worksheet's rows, cells tab-separated. Stops (keeping what was read) at the
+        page's or the document's text cap, or at a row of more than MAX_CELLS_PER_ROW cells."""
         rows: list[str] = []
         cells: list[str] = []
+        size = 0
         kind = style = ""
         value: str | None = None
         inline: list[str] = []
         for event, elem in _events(self.zf, name):
-            tag = _local(elem.tag)  # type: ignore[attr-defined]
+            tag = _local(elem.tag)
             if event == "start":
                 if tag == "c":
                     kind, style = _attr(elem, "t") or "", _attr(elem, "s") or ""
                     value, inline = None, []
                 continue
             if tag == "v":
-                value = elem.text  # type: ignore[attr-defined]
+                value = elem.text
             elif tag == "t":
-                inline.append(elem.text or "")  # type: ignore[attr-defined]
+                inline.append(elem.text or "")
             elif tag == "c":
-                cells.append(self.budget.take(_cell(kind, style, value, inline, shared,
-                                                    date_styles)))
+                cell = self.budget.take(_cell(kind, style, value, inline, shared, date_styles))
+                cells.append(cell)
+                size += len(cell) + 1
+                if (len(cells) >= MAX_CELLS_PER_ROW or size >= self.page_chars
+                        or self.budget.full):
+                    break
             elif tag == "row":
                 line = "\t".join(cells).strip()
                 if line:
                     rows.append(line)
                 cells = []
-                elem.clear()  # type: ignore[attr-defined]
+        line = "\t".join(cells).strip()  # a row cut short by a cap
+        if line:
+            rows.append(line)
         return "\n".join(rows)
 
 
-def _attr(elem: object, name: str) -> str | None:
-    for key, value in elem.attrib.items():  # type: ignore[attr-defined]
+def _attr(elem: Any, name: str) -> str | None:
+    for key, value in elem.attrib.items():
         if _local(key) == name:
             return str(value)
     return None

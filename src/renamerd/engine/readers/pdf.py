@@ -2,8 +2,11 @@
 
 Hostile PDFs: every pypdf call runs under `pypdf.apply_configuration` with decoding limits far
 below pypdf's defaults (a flate bomb is cut off at `MAX_STREAM_BYTES` decoded bytes and refused),
-images are size-checked from their dictionaries before decoding, and any other parser failure
-becomes UnreadableDocument.
+the page count is checked before the page tree is walked (and the walk is capped near
+`max_pages`), a page's text is extracted only when what pypdf would parse for it (content,
+forms, font maps: readers/pdf_cost.py) is within `max_page_content_bytes`, images are
+size-checked from their dictionaries before decoding, and any other parser failure becomes
+UnreadableDocument.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, LimitReachedErr
 from pypdf.generic import DictionaryObject, StreamObject
 
 from renamerd.engine.readers.images import check_pixels
+from renamerd.engine.readers.pdf_cost import OverLimit, PageCost, page_cost
 from renamerd.engine.types import (
     DocumentTooLarge,
     EngineConfig,
@@ -42,6 +46,9 @@ MIN_TEXT_CHARS = 20
 STAMP_TEXT_CHARS = 200
 #: pixels from which an image counts as a page scan (A4 at about 120 dpi)
 SCAN_MIN_PIXELS = 1_400_000
+#: characters pypdf may produce per byte of page content, on average over the page's limit
+#: (a font's ToUnicode map can turn one byte into 256 characters; ligatures give 2 or 3)
+MAX_TEXT_EXPANSION = 8
 
 _LIMITS: dict[str, Any] = {
     "maximum_declared_stream_length": MAX_STREAM_BYTES,
@@ -77,11 +84,8 @@ def guarded(what: str | list[str], func: Callable[[], T]) -> T:
             return func()
     except EngineError:
         raise
-    except LimitReachedError:
-        raise UnreadableDocument(
-            f"refused: a PDF stream decodes to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
-            "(decompression bomb)"
-        ) from None
+    except LimitReachedError as exc:
+        raise _limit_error(_step(what), exc) from None
     except DependencyError as exc:  # e.g. a JBIG2 scan without the jbig2dec binary
         raise UnsupportedDocument(f"the PDF needs a decoder that is not installed: {exc}") from None
     except FileNotDecryptedError:
@@ -95,6 +99,25 @@ def guarded(what: str | list[str], func: Callable[[], T]) -> T:
 
 def _step(what: str | list[str]) -> str:
     return what if isinstance(what, str) else what[0]
+
+
+def _limit_error(step: str, exc: LimitReachedError) -> EngineError:
+    """The refusal for one of pypdf's limits, named for what it guards."""
+    reason = str(exc).lower()
+    if "page tree" in reason:
+        return DocumentTooLarge("refused: the PDF's page tree holds more pages than the limit")
+    if "token" in reason or "array" in reason or "dictionary" in reason:
+        return UnreadableDocument(
+            f"refused: the PDF holds an array, dictionary or stream of more items than "
+            f"renamerd parses ({step})")
+    return UnreadableDocument(
+        f"refused: a PDF stream decodes to more than {MAX_STREAM_BYTES // (1024 * 1024)} MB "
+        "(decompression bomb)"
+    )
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f}".rstrip("0").rstrip(".")
 
 
 class PdfPages:
@@ -112,7 +135,13 @@ class PdfPages:
             if reader.is_encrypted and (reader.decrypt("") == pypdf.PasswordType.NOT_DECRYPTED):
                 raise UnreadableDocument("the PDF is password-protected (encrypted)")
             step[0] = "counting pages"
-            return reader, len(reader.pages)
+            self._check_declared_pages(reader)
+            # the walk of the tree stops a little past the limit whatever /Count claims
+            # (a tree may name one page a million times in a few KB)
+            walk = config.max_pages + 64
+            with pypdf.apply_configuration(page_tree_maximum_entries=2 * walk,
+                                           page_tree_maximum_page_entries=64 * walk):
+                return reader, len(reader.pages)
 
         # one guarded call for the three steps: each applies pypdf's configuration (~25 us)
         self.reader, self.page_count = guarded(step, open_count)
@@ -123,11 +152,57 @@ class PdfPages:
         if self.page_count == 0:
             raise UnreadableDocument("the PDF has no pages")
 
+    def _check_declared_pages(self, reader: pypdf.PdfReader) -> None:
+        """Refuse a PDF whose page tree declares more pages than the limit, before walking
+        it (the walk of 100,000 pages costs 10 s and 300 MB)."""
+        root = reader.trailer["/Root"].get_object()
+        pages = root.get("/Pages") if isinstance(root, DictionaryObject) else None
+        pages = pages.get_object() if pages is not None else None
+        declared = pages.get("/Count") if isinstance(pages, DictionaryObject) else None
+        if isinstance(declared, int) and declared > self.config.max_pages:
+            raise DocumentTooLarge(
+                f"the PDF has {declared} pages; the limit is {self.config.max_pages}")
+
     def text(self, index: int) -> str:
-        """Text layer of page `index` ("" if none). Raises IndexError, UnreadableDocument."""
+        """Text layer of page `index` ("" if none).
+
+        Raises IndexError; DocumentTooLarge when extracting it would parse more than
+        `config.max_page_content_bytes` (see `content_cost`); UnreadableDocument.
+        """
         if not 0 <= index < self.page_count:
             raise IndexError(index)
+        self.content_cost(index)
         return guarded(f"page {index + 1}", lambda: self.reader.pages[index].extract_text())
+
+    def content_cost(self, index: int) -> PageCost:
+        """What extracting page `index`'s text would parse (readers/pdf_cost.py).
+
+        Raises DocumentTooLarge over `config.max_page_content_bytes` (or when its fonts would
+        turn that into more than MAX_TEXT_EXPANSION characters a byte), UnreadableDocument
+        for forms that draw themselves or nest too deep. Cheap: decodes, never parses.
+        """
+        limit = self.config.max_page_content_bytes
+        where = f"page {index + 1} of the PDF"
+
+        def measure() -> PageCost | OverLimit:
+            try:
+                return page_cost(self.reader.pages[index], limit)
+            except OverLimit as exc:
+                return exc
+
+        cost = guarded(f"page {index + 1}", measure)
+        if isinstance(cost, OverLimit):
+            if str(cost):
+                raise UnreadableDocument(f"refused: {where}: {cost}")
+            raise DocumentTooLarge(
+                f"{where} holds more than {_mb(limit)} MB of content (text and drawing "
+                f"instructions, counting each form it draws); the limit is {_mb(limit)} MB")
+        if cost.content_bytes * cost.expansion > MAX_TEXT_EXPANSION * limit:
+            raise DocumentTooLarge(
+                f"{where}: its fonts turn one byte of text into up to {cost.expansion} "
+                f"characters, more than {_mb(MAX_TEXT_EXPANSION * limit)} million characters "
+                "in all")
+        return cost
 
     @staticmethod
     def needs_ocr(text: str) -> bool:
@@ -143,7 +218,7 @@ class PdfPages:
         """Pixel count of the largest image XObject on page `index`, from its dictionary."""
         page = guarded(f"page {index + 1}", lambda: self.reader.pages[index])
         sizes = guarded(f"page {index + 1} images",
-                        lambda: [w * h for _key, w, h in _xobject_images(page)])
+                        lambda: [w * h for _key, w, h, _image in _xobject_images(page)])
         return max(sizes, default=0)
 
     def scan_image(self, index: int) -> Image.Image | None:
@@ -156,20 +231,31 @@ class PdfPages:
 
     def _scan_image(self, index: int) -> Image.Image | None:
         page = self.reader.pages[index]
-        best: tuple[int, str | list[str]] | None = None
-        for key, width, height in _xobject_images(page):
+        best: tuple[int, str | list[str], StreamObject] | None = None
+        for key, width, height, stream in _xobject_images(page):
             check_pixels(width, height, self.config, f"image on page {index + 1}")
             if best is None or width * height > best[0]:
-                best = (width * height, key)
+                best = (width * height, key, stream)
         if best is not None:
             img = page.images[best[1]].image
-        else:  # inline images (BI ... EI), bounded by the content stream's size
-            images = [f.image for f in page.images if f.image is not None]
-            img = max(images, key=lambda i: i.width * i.height, default=None)
+            # pypdf keeps the decoded pixels with the stream for the reader's life: a copy of
+            # the image per scanned page read (46 MB for an A4 page at 600 dpi)
+            if hasattr(best[2], "decoded_self"):
+                best[2].decoded_self = None
+        else:  # inline images (BI ... EI): one decoded at a time, the largest kept
+            img = None
+            for item in page.images:
+                candidate = item.image
+                if candidate is not None and (
+                        img is None or candidate.width * candidate.height > img.width * img.height):
+                    img = candidate
         if img is None:
             return None
         check_pixels(img.width, img.height, self.config, f"image on page {index + 1}")
         rotation = int(page.rotation or 0) % 360
+        turn = _TURNS.get(rotation)
+        if turn is not None:  # (a transpose: a copy, but no resampling)
+            return img.transpose(turn)
         return img.rotate(-rotation, expand=True) if rotation else img
 
 
@@ -183,12 +269,21 @@ def _alnum_below(text: str, limit: int) -> bool:
     return True
 
 
+_TURNS = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180,
+          270: Image.Transpose.ROTATE_90}
+
+
 def _xobject_images(
-    obj: DictionaryObject, ancestors: tuple[str, ...] = (), depth: int = 0
-) -> Iterator[tuple[str | list[str], int, int]]:
-    """(pypdf image key, width, height) of the image XObjects of a page and its forms."""
+    obj: DictionaryObject, ancestors: tuple[str, ...] = (), depth: int = 0,
+    seen: set[int] | None = None,
+) -> Iterator[tuple[str | list[str], int, int, StreamObject]]:
+    """(pypdf image key, width, height, stream) of the image XObjects of a page and its forms.
+
+    Each form is looked into once, however many names lead to it (forms naming one form a
+    hundred times, five deep, would be 10^10 walks)."""
     if depth > 5:
         return
+    seen = set() if seen is None else seen
     resources = obj.get("/Resources")
     resources = resources.get_object() if resources is not None else None
     if not isinstance(resources, DictionaryObject) or "/XObject" not in resources:
@@ -202,6 +297,7 @@ def _xobject_images(
             continue
         if entry.get("/Subtype") == "/Image":
             key: str | list[str] = name if not ancestors else [*ancestors, name]
-            yield key, int(entry.get("/Width", 0)), int(entry.get("/Height", 0))
-        elif entry.get("/Subtype") == "/Form":
-            yield from _xobject_images(entry, (*ancestors, name), depth + 1)
+            yield key, int(entry.get("/Width", 0)), int(entry.get("/Height", 0)), entry
+        elif entry.get("/Subtype") == "/Form" and id(entry) not in seen:
+            seen.add(id(entry))
+            yield from _xobject_images(entry, (*ancestors, name), depth + 1, seen)
