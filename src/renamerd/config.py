@@ -48,8 +48,8 @@ class ServerSettings(_Section):
 
 
 class DatabaseSettings(_Section):
-    #: SQLAlchemy URL; sqlite:///./var/renamerd.storage.database or postgresql+psycopg://user:pw@host/db
-    url: str = "sqlite:///./var/renamerd.storage.database"
+    #: SQLAlchemy URL; sqlite:///./var/renamerd.db or postgresql+psycopg://user:pw@host/db
+    url: str = "sqlite:///./var/renamerd.db"
     #: SQLite busy timeout in milliseconds
     sqlite_busy_timeout_ms: int = Field(30000, ge=0)
     pool_size: int = Field(10, ge=1)
