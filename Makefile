@@ -24,6 +24,7 @@ test: $(STAMP)
 	@scripts/system-deps test
 	$(VENV)/bin/pytest -q -n 2 --dist loadgroup tests
 
+# ruff, and mypy strict (pyproject.toml); `make test` runs the same recipe (tests/test_lint.py)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src connectors tests bench
 	$(VENV)/bin/mypy src connectors

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from renamerd.api.errors import ApiError, internal_error_body
 from renamerd.api.oauth import InvalidToken
+from renamerd.service.accounts import Accounts
 from renamerd.service.limits import LimitExceeded, Quota
 from renamerd.storage.models import User
 
@@ -49,11 +50,12 @@ def _bearer(request: Request) -> str:
 
 def _resolve(request: Request, token: str) -> User:
     state = request.app.state
+    accounts: Accounts = state.accounts
     if token.startswith("rt_"):
-        user = state.accounts.authenticate(token)
-        if user is None:
+        found = accounts.authenticate(token)
+        if found is None:
             raise ApiError(401, "invalid, revoked or expired API token")
-        return user
+        return found
     verifier = state.oauth
     if verifier is None or not verifier.enabled or token.count(".") != 2:
         raise ApiError(401, "invalid token (expected an rt_ API token)")
@@ -65,9 +67,9 @@ def _resolve(request: Request, token: str) -> User:
 
     try:
         if state.settings.oauth.auto_create_users:
-            user = state.accounts.ensure_user(email)
+            user = accounts.ensure_user(email)
         else:
-            user = state.accounts.get_user(email)
+            user = accounts.get_user(email)
     except NotFoundError as err:
         raise ApiError(404, "user not found: no local account has this e-mail", "USER_NOT_FOUND") from err
     except AccountError as err:

@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("renamerd.api")
 
-#: status -> (default code, short meaning); the README's error table is this table
+#: status -> (default code, short meaning); the error table of docs/api.md is this table
 CODES: dict[int, tuple[str, str]] = {
     400: ("INVALID_REQUEST", "bad request"),
     401: ("UNAUTHORIZED", "missing, malformed, invalid, revoked or expired credentials"),

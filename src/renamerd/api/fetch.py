@@ -318,7 +318,7 @@ class SafeFetcher:
                 client.stream("GET", url, headers=headers) as response,
             ):
                 if response.status_code in REDIRECTS:
-                    location = response.headers.get("location")
+                    location: str | None = response.headers.get("location")
                     if not location:
                         raise FetchError(502, "redirect without a Location header", "FETCH_FAILED")
                     return urljoin(str(url), location)

@@ -17,7 +17,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import IO
 
-from python_multipart.multipart import MultipartParseError, MultipartParser, parse_options_header
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import ClientDisconnect, Request
 
 from renamerd.api.errors import ApiError

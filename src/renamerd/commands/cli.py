@@ -34,7 +34,7 @@ COMMAND_MODULES = [
 @config_option
 @click.version_option(package_name="renamerd")
 @click.pass_context
-def cli(ctx: click.Context, **_: Any) -> None:
+def cli(ctx: click.Context, /, **_: Any) -> None:
     """renamerd: rename and file documents in local folders and cloud drives."""
     ctx.ensure_object(AppContext)
 
