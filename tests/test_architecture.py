@@ -40,9 +40,7 @@ MAX_FUNCTION_LINES = 65
 #: being split in branches not merged yet (emptied as they land)
 _BEING_SPLIT = {
     "commands/engine.py:register", "fields/issuer.py:_score_segment",
-    "engine/instructions.py:_parse_clause", "renamerd_connectors/dropbox.py:DropboxConnector",
-    "gdrive/connector.py:GDriveConnector", "renamerd_connectors/local.py:LocalConnector",
-    "renamerd_connectors/onedrive.py:OneDriveConnector",
+    "engine/instructions.py:_parse_clause",
 }
 
 

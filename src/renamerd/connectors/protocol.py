@@ -1,6 +1,6 @@
 """The Connector protocol: the daemon's only way into a user's storage.
 
-One module per provider lives in `connectors/renamerd_connectors/` and registers under the
+One package per provider lives in `connectors/renamerd_connectors/` and registers under the
 entry-point group ``renamerd.connectors``; the core never imports a provider module directly
 (see `load_connector`). Modelled on rclone's `fs.Fs`: a few primitives with written contracts.
 
