@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -137,17 +138,23 @@ class LocalConnector:
         return self.stat(path)
 
     def download(self, file_id: str, dest: BinaryIO, max_bytes: int) -> int:
-        """See `Connector.download`. Raises NotFound, TooLarge. Safe to repeat."""
+        """See `Connector.download`: a regular file only; a symbolic link put where the file
+        was (O_NOFOLLOW), a folder or a device is NotFound. Raises NotFound, TooLarge. Safe to
+        repeat."""
         path = norm(file_id)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except (FileNotFoundError, NotADirectoryError):
             raise NotFound(f"file {path} not found") from None
-        except PermissionError as err:
-            raise ConnectorError(f"cannot read {path}: permission denied") from err
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise NotFound(f"{path} is a symbolic link, not a file") from None
+            if isinstance(err, PermissionError):
+                raise ConnectorError(f"cannot read {path}: permission denied") from err
+            raise ConnectorError(f"cannot read {path}: {err.strerror}") from err
         try:
-            if stat_mod.S_ISDIR(os.fstat(fd).st_mode):
-                raise NotFound(f"file {path} not found")
+            if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+                raise NotFound(f"{path} is not a regular file")
             # straight reads (no buffered file object): a document is mostly one or two reads
             return iter_chunks(iter(lambda: os.read(fd, CHUNK), b""), dest, max_bytes)
         finally:

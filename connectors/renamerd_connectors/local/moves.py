@@ -117,7 +117,8 @@ def _move_across(src: str, folder: str, dest: str, moved: MovedLog) -> RemoteFil
     """Copy to a hidden temporary file beside `dest`, fsync, link into place, drop the source."""
     tmp = os.path.join(folder, f".renamerd-{secrets.token_hex(8)}.part")
     try:
-        with open(src, "rb") as fin, open(tmp, "xb") as fout:
+        src_fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        with open(src_fd, "rb") as fin, open(tmp, "xb") as fout:
             shutil.copyfileobj(fin, fout, CHUNK)
             fout.flush()
             os.fsync(fout.fileno())
