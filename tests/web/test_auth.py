@@ -18,8 +18,8 @@ def test_signed_out_root_leads_to_the_sign_in_form(web: Web) -> None:
     assert '<label for="email">Email</label>' in form.text
     assert '<label for="password">Password</label>' in form.text
     assert ">Sign in</button>" in form.text
-    later = web.get("/connections", follow_redirects=False)
-    assert later.headers["location"] == "/signin?next=/connections"
+    jobs = web.get("/jobs?state=done", follow_redirects=False)
+    assert jobs.headers["location"] == "/signin?next=/jobs%3Fstate%3Ddone"
 
 
 def test_wrong_password_shows_an_error_and_signs_nobody_in(web: Web) -> None:
@@ -57,7 +57,7 @@ def test_a_post_without_its_csrf_token_is_refused(web: Web) -> None:
                         headers=HTML)
     assert r.status_code == 403 and "security token" in r.text
     web.sign_in("ada@example.org")
-    for path in ("/signout",):
+    for path in ("/signout", "/jobs/1/undo"):
         refused = web.post(path, {"label": "x"}, csrf=False)
         assert refused.status_code == 403, path
         wrong = web.client.post(path, data={"csrf_token": "x" * 43}, headers=HTML)

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from renamerd.web.pages import auth, connections, overview
+from renamerd.web.pages import auth, connections, jobs, overview
 
-ROUTERS: list[APIRouter] = [auth.router, overview.router, connections.router]
+ROUTERS: list[APIRouter] = [auth.router, overview.router, jobs.router, connections.router]
