@@ -178,11 +178,12 @@ class Accounts:
                 )
             )
 
-    def revoke_token(self, token_id: str) -> ApiToken:
-        """Revoke by id. Idempotent: revoking twice keeps the first revocation time."""
+    def revoke_token(self, token_id: str, owner_id: str | None = None) -> ApiToken:
+        """Revoke by id (only a token of `owner_id`, when given: another user's token is
+        NotFoundError, like a missing one). Idempotent: revoking twice keeps the first time."""
         with self.db.write_session() as s:
             row = s.get(ApiToken, token_id)
-            if row is None:
+            if row is None or (owner_id is not None and row.user_id != owner_id):
                 raise NotFoundError(f"no token with id {token_id}")
             if row.revoked_at is None:
                 row.revoked_at = utcnow()

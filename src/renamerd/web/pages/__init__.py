@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from renamerd.web.pages import auth, connections, jobs, overview
+from renamerd.web.pages import admin, auth, connections, jobs, overview, team, tokens
 
-ROUTERS: list[APIRouter] = [auth.router, overview.router, jobs.router, connections.router]
+ROUTERS: list[APIRouter] = [
+    auth.router, overview.router, jobs.router, connections.router, tokens.router, team.router,
+    admin.router,
+]
