@@ -27,12 +27,22 @@ FLASH_COOKIE = "renamerd_flash"
 
 
 def when(value: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    """A time as people read it (UTC, to the minute); "never" for None."""
+    """A time as people read it (UTC, to the minute); "never" for None. A format without the
+    time of day gets no "UTC"."""
     if value is None:
         return "never"
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).strftime(fmt) + " UTC"
+    text = value.astimezone(UTC).strftime(fmt)
+    return text + " UTC" if "%H" in fmt else text
+
+
+def short_path(path: str | None, keep: int = 3) -> str:
+    """The last `keep` folders of a path ("…/library/2024/invoice"); the whole one if short."""
+    if not path:
+        return ""
+    parts = [p for p in path.split("/") if p]
+    return path if len(parts) <= keep else "…/" + "/".join(parts[-keep:])
 
 
 def iso(value: datetime | None) -> str:
@@ -46,6 +56,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["when"] = when
     env.filters["iso"] = iso
+    env.filters["short_path"] = short_path
     env.filters["date"] = lambda v: when(v, "%Y-%m-%d") if v else "never"
     return env
 
