@@ -197,12 +197,13 @@ def serve(settings: Settings, db: Database, *, daemon: bool = True, engine: Any 
 def make_live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
     """Start the live app: SQLite under tmp_path, a local inbox connection owned by
     ada@example.org (watch `inbox`, files go below `library`), polled every half second.
-    `connections` replaces that connection list; other keyword arguments are settings
-    sections."""
+    `connections` replaces that connection list, `daemon_overrides` changes [daemon] keys;
+    other keyword arguments are settings sections."""
     started: list[Live] = []
 
     def make(*, connections: list[dict[str, Any]] | None = None, daemon: bool = True,
-             engine: Any = None, **sections: Any) -> Live:
+             engine: Any = None, daemon_overrides: dict[str, Any] | None = None,
+             **sections: Any) -> Live:
         inbox, library = tmp_path / "inbox", tmp_path / "library"
         inbox.mkdir(exist_ok=True)
         library.mkdir(exist_ok=True)
@@ -215,7 +216,8 @@ def make_live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
             }]
         data: dict[str, Any] = {
             "database": {"url": db_url},
-            "daemon": {"state_dir": str(tmp_path / "state"), "workers": 1, "lease_s": 10},
+            "daemon": {"state_dir": str(tmp_path / "state"), "workers": 1, "lease_s": 10,
+                       "retry_backoff_s": 0.2, **(daemon_overrides or {})},
             "server": {"shutdown_grace_s": 5},
             "web": {"live_update_s": 1},
             "connections": connections, **sections,

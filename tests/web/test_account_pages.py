@@ -14,9 +14,11 @@ def test_tokens_create_shown_once_and_revoke(web: Web) -> None:
     web.sign_in("ada@example.org")
     page = web.get("/tokens")
     assert '<label for="token-label">Label</label>' in page.text and ">Create token</button>" in page.text
-    created = web.post("/tokens", {"label": "scanner script"})
-    token = re.search(r'<code id="new-token">(rt_\w+)</code>', created.text)
-    assert created.status_code == 200 and token
+    created = web.post("/tokens", {"label": "scanner script"}, follow_redirects=False)
+    assert created.status_code == 303 and created.headers["location"] == "/tokens"
+    shown = web.get("/tokens")
+    token = re.search(r'<code id="new-token">(rt_\w+)</code>', shown.text)
+    assert token, shown.text
     assert web.accounts.authenticate(token.group(1)) is not None
     again = web.get("/tokens").text
     assert token.group(1) not in again and token.group(1)[:7] in again and "scanner script" in again

@@ -61,14 +61,19 @@ def cookie_name(request: Request, base: str) -> str:
     return f"__Host-{base}" if web_state(request).secure_cookies else base
 
 
-def set_cookie(request: Request, response: Response, base: str, value: str) -> None:
-    response.set_cookie(cookie_name(request, base), value, httponly=True, samesite="lax",
-                        secure=web_state(request).secure_cookies, path="/")
+def set_cookie(request: Request, response: Response, base: str, value: str, *,
+               path: str = "/", max_age: int | None = None) -> None:
+    """Set an HttpOnly, SameSite=Lax cookie (Secure under https). `__Host-` names need
+    Path=/: a cookie of another path keeps its plain name."""
+    name = cookie_name(request, base) if path == "/" else base
+    response.set_cookie(name, value, httponly=True, samesite="lax", path=path, max_age=max_age,
+                        secure=web_state(request).secure_cookies)
 
 
-def clear_cookie(request: Request, response: Response, base: str) -> None:
-    response.delete_cookie(cookie_name(request, base), path="/", httponly=True,
-                           samesite="lax", secure=web_state(request).secure_cookies)
+def clear_cookie(request: Request, response: Response, base: str, *, path: str = "/") -> None:
+    name = cookie_name(request, base) if path == "/" else base
+    response.delete_cookie(name, path=path, httponly=True, samesite="lax",
+                           secure=web_state(request).secure_cookies)
 
 
 def session_id(request: Request) -> str | None:

@@ -11,11 +11,19 @@ from renamerd.service.web_sessions import SignedIn
 from renamerd.storage.models import ApiToken
 from renamerd.web.errors import WebError, not_found
 from renamerd.web.render import page, redirect
-from renamerd.web.security import SignInRequired, checked, require_user
+from renamerd.web.security import (
+    SignInRequired,
+    checked,
+    clear_cookie,
+    require_user,
+    set_cookie,
+)
 from renamerd.web.state import web_state
 
 router = APIRouter(include_in_schema=False)
 MAX_LABEL = 200
+#: carries a new token from the POST to the one page that shows it (Path=/tokens, 2 minutes)
+NEW_TOKEN_COOKIE = "renamerd_new_token"  # noqa: S105  (a cookie name)
 
 
 def _tokens_page(request: Request, me: SignedIn, *, new_token: str = "",
@@ -37,20 +45,33 @@ def _signed_in(me: SignedIn | None) -> SignedIn:
 
 @router.get("/tokens")
 def tokens(request: Request, me: SignedIn = Depends(require_user)) -> Response:
-    return _tokens_page(request, me)
+    """The list; a token just made is shown this once (it came in a cookie that lives for this
+    one page, so a reload or the back button shows it no more, nor makes another)."""
+    new_token = request.cookies.get(NEW_TOKEN_COOKIE, "")
+    new_row = None
+    if new_token:
+        new_row = web_state(request).accounts.token_of(me.user.id, new_token)
+        if new_row is None:
+            new_token = ""
+    response = _tokens_page(request, me, new_token=new_token, new_row=new_row)
+    if NEW_TOKEN_COOKIE in request.cookies:
+        clear_cookie(request, response, NEW_TOKEN_COOKIE, path="/tokens")
+    return response
 
 
 @router.post("/tokens")
 def create_token(request: Request, label: str = Form(""),
                  me: SignedIn | None = Depends(checked)) -> Response:
-    """A new token, shown on the answer page once (not after a reload)."""
+    """Make a token and show it once on the Tokens page (POST, redirect, GET)."""
     me = _signed_in(me)
     label = label.strip()
     if len(label) > MAX_LABEL:
         return _tokens_page(request, me, error=f"A label has at most {MAX_LABEL} characters.",
                             label=label[:MAX_LABEL], status=400)
-    row, token = web_state(request).accounts.create_token(me.user.email, label)
-    return _tokens_page(request, me, new_token=token, new_row=row)
+    _, token = web_state(request).accounts.create_token(me.user.email, label)
+    response = redirect(request, "/tokens")
+    set_cookie(request, response, NEW_TOKEN_COOKIE, token, path="/tokens", max_age=120)
+    return response
 
 
 @router.post("/tokens/{token_id}/revoke")
