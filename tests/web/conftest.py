@@ -163,6 +163,12 @@ class Live:
 def serve(settings: Settings, db: Database, *, daemon: bool = True, engine: Any = None
           ) -> tuple[str, Any, Callable[[], None]]:
     """Serve build_app on a free port in a thread (and start a daemon); (url, daemon, stop)."""
+    return serve_on(settings, db, free_port(), daemon=daemon, engine=engine)
+
+
+def serve_on(settings: Settings, db: Database, port: int, *, daemon: bool = False,
+             engine: Any = None) -> tuple[str, Any, Callable[[], None]]:
+    """`serve` on a given port."""
     import uvicorn
 
     from renamerd.runtime.daemon import Daemon
@@ -172,7 +178,6 @@ def serve(settings: Settings, db: Database, *, daemon: bool = True, engine: Any 
         runner = Daemon(settings, db, engine=engine)
         runner.start()
     app = build_app(app_context(settings, db), runner.alive if runner else None)
-    port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             access_log=False, log_config=None)
     server = uvicorn.Server(config)
