@@ -37,6 +37,7 @@ def begin_session(request: Request, user: User, method: str, location: str) -> R
     session this browser had, and a redirect to `location`."""
     state = web_state(request)
     state.sessions.end(session_id(request))
+    state.sessions.purge()  # the ended and idle sessions of everyone (a small table)
     new_id = state.sessions.start(user.id, method=method, address=client_address(request),
                                   user_agent=request.headers.get("user-agent", ""))
     response = RedirectResponse(safe_next(location), status_code=303)
