@@ -9,10 +9,34 @@ from renamerd.storage.database import Database
 from renamerd.storage.models import User
 
 
+def _head() -> str:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from renamerd.storage.database import MIGRATIONS
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
+
+
 def test_migrations_reach_head_and_are_repeatable(db: Database) -> None:
-    assert db.current_revision() == "0002"
+    assert db.current_revision() == _head()
     db.upgrade()  # a second run is a no-op
-    assert db.current_revision() == "0002"
+    assert db.current_revision() == _head()
+
+
+def test_the_models_match_the_migrations(db: Database) -> None:
+    """What the migrations build is what the models declare (no change left for autogenerate)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    with db.engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []
 
 
 def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -45,7 +69,7 @@ def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> Non
     command.downgrade(cfg, "0001")
     assert "ix_jobs_owner_state" in indexes() and "ix_jobs_owner_pending" not in indexes()
     db.upgrade()
-    assert db.current_revision() == "0002" and "ix_jobs_owner_pending" in indexes()
+    assert db.current_revision() == _head() and "ix_jobs_owner_pending" in indexes()
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path) -> None:
@@ -81,3 +105,30 @@ def test_write_sessions_serialise_without_lost_updates(db: Database) -> None:
     assert not errors
     with db.session() as s:
         assert s.exec(select(User)).one().name == "60"
+
+
+def test_migration_0003_goes_down_and_up_again(db: Database) -> None:
+    """0003 (web accounts) adds password and admin columns and three tables, and removes them
+    again; existing users keep their rows (is_admin false, no password)."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect
+
+    from renamerd.storage.database import MIGRATIONS
+
+    with db.write_session() as s:
+        s.add(User(email="old@example.org"))
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", db.url.replace("%", "%%"))
+    with db.engine.connect() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002")
+        conn.commit()
+    tables = set(inspect(db.engine).get_table_names())
+    assert not tables & {"web_sessions", "invitations", "daemon_processes"}
+    assert "is_admin" not in {c["name"] for c in inspect(db.engine).get_columns("users")}
+    db.upgrade()
+    with db.session() as s:
+        old = s.exec(select(User).where(User.email == "old@example.org")).one()
+    assert old.is_admin is False and old.password_hash is None

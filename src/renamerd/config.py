@@ -45,6 +45,27 @@ class ServerSettings(_Section):
     shutdown_grace_s: float = Field(30.0, ge=0)
     #: trust X-Forwarded-For from these proxies (uvicorn's forwarded_allow_ips)
     forwarded_allow_ips: str = "127.0.0.1"
+    #: the address people and providers reach this server at (links in invitations, OAuth
+    #: callbacks; https makes the session cookie Secure); "" = http://<host>:<port>
+    public_url: str = ""
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http(s) address")
+        return value
+
+    @property
+    def base_url(self) -> str:
+        """`public_url`, or http://<host>:<port> when it is not set (no trailing slash)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"  # noqa: S104
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
 
 
 class DatabaseSettings(_Section):
@@ -115,6 +136,32 @@ class OAuthSettings(_Section):
     auto_create_users: bool = False
     #: CA bundle for the JWKS fetch (private PKI); empty: system store
     ca_bundle: str = ""
+    #: the web app's "Sign in with <issuer>" (authorization code + PKCE): the client
+    #: registered at the provider for the redirect {server.public_url}/signin/oidc/callback.
+    #: The button shows while issuer and client_id are set.
+    client_id: str = ""
+    #: the client's secret (confidential clients; empty: a public client, PKCE only). Prefer
+    #: the environment variable RENAMERD_OAUTH__CLIENT_SECRET over writing it here.
+    client_secret: str = ""
+    scopes: list[str] = Field(default_factory=lambda: ["openid", "email", "profile"])
+    #: the button's name ("Sign in with <display_name>"); empty: the issuer's host name
+    display_name: str = ""
+
+
+class WebSettings(_Section):
+    """The web app's sessions and sign-in."""
+
+    #: a session unused this long ends (minutes)
+    session_idle_minutes: int = Field(480, ge=1)
+    #: a session ends this long after sign-in, used or not (hours)
+    session_max_hours: int = Field(168, ge=1)
+    #: wrong passwords allowed per account and per address within the window, then 429
+    sign_in_attempts: int = Field(10, ge=1)
+    sign_in_window_minutes: int = Field(15, ge=1)
+    #: days an invitation link (`renamerd users invite`) stays valid
+    invite_days: int = Field(7, ge=1)
+    #: seconds between two updates of the Jobs page (polling)
+    live_update_s: float = Field(3.0, ge=0.5)
 
 
 class EngineSettings(_Section):
@@ -222,6 +269,7 @@ class Settings(BaseSettings):
     credits: CreditsSettings = Field(default_factory=CreditsSettings)
     fetch: FetchSettings = Field(default_factory=FetchSettings)
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)

@@ -258,3 +258,18 @@ def test_stop_does_not_wait_for_a_long_poll(db: Database, tmp_path: Path) -> Non
     t0 = time.monotonic()
     assert daemon.stop(5)
     assert time.monotonic() - t0 < 2
+
+
+def test_a_running_daemon_is_listed_alive_and_leaves_the_list_when_it_stops(
+    db: Database, tmp_path: Path, drives: list[str]
+) -> None:
+    from renamerd.service.processes import ProcessRegistry
+
+    daemon = Daemon(make_settings(db, tmp_path, drives[:1], workers=1), db, engine=fake_engine)
+    daemon.start()
+    try:
+        (alive,) = ProcessRegistry(db).alive()
+        assert alive.identity == daemon.identity and alive.workers == 1 and alive.polling
+    finally:
+        daemon.stop(5)
+    assert ProcessRegistry(db).alive() == []

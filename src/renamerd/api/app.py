@@ -16,9 +16,11 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 
 from renamerd.api.auth import RateLimitHeaders
+from renamerd.api.docs import add_bearer_scheme, install_docs
 from renamerd.api.errors import install_handlers
 from renamerd.api.fetch import Resolver, SafeFetcher
 from renamerd.api.idempotency import IdempotencyStore
+from renamerd.api.jobs import router as jobs_router
 from renamerd.api.oauth import OidcVerifier
 from renamerd.api.routes import router as v1_router
 from renamerd.config import Settings
@@ -77,7 +79,7 @@ def create_app(
         description="Document renaming service, v1. Every request carries "
         "`Authorization: Bearer <token>` (an rt_ API token or an OAuth access token).",
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,
         redoc_url=None,
     )
     _install_state(app, settings, database, limiter, oauth)
@@ -88,7 +90,9 @@ def create_app(
     app.state.engine_threads = engine_threads or default_engine_threads()
     app.state.rename_fn = rename_fn
     install_handlers(app)
+    install_docs(app)
     app.include_router(v1_router)
+    app.include_router(jobs_router)
     for extra in routers:
         app.include_router(extra)
     app.add_middleware(RateLimitHeaders, limiter=limiter)
@@ -113,7 +117,8 @@ def _install_state(app: FastAPI, settings: Settings, database: Database, limiter
 
 def _describe_errors_truthfully(app: FastAPI) -> None:
     """FastAPI documents a 422 for request validation; this API answers those with 400 (and
-    the ErrorBody shape), so the 422 entries and their schemas are dropped from the document."""
+    the ErrorBody shape), so the 422 entries and their schemas are dropped from the document.
+    The document also declares the bearer scheme (`api.docs.add_bearer_scheme`)."""
     from fastapi.openapi.utils import get_openapi
 
     def openapi() -> dict[str, Any]:
@@ -128,6 +133,7 @@ def _describe_errors_truthfully(app: FastAPI) -> None:
             schemas = doc.get("components", {}).get("schemas", {})
             for name in ("HTTPValidationError", "ValidationError"):
                 schemas.pop(name, None)
+            add_bearer_scheme(doc)
             app.openapi_schema = doc
         return app.openapi_schema
 

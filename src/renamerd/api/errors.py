@@ -26,6 +26,7 @@ CODES: dict[int, tuple[str, str]] = {
     402: ("INSUFFICIENT_CREDITS", "the account has no credit left"),
     404: ("NOT_FOUND", "user, route or fetched file not found"),
     405: ("METHOD_NOT_ALLOWED", "the route does not take this method"),
+    409: ("CONFLICT", "the job is not in a state that allows this, or its file moved"),
     413: ("PAYLOAD_TOO_LARGE", "the document is over the size limit"),
     415: ("UNSUPPORTED_MEDIA_TYPE", "not a document type renamerd reads"),
     429: ("RATE_LIMITED", "too many requests; wait Retry-After seconds"),

@@ -47,13 +47,29 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     # in a thread, uvicorn leaves the signals to us (the main thread)
     thread = threading.Thread(target=server.run, name="api", daemon=True)
     thread.start()
-    click.echo(f"renamerd running: API on http://{config.host}:{config.port}", err=True)
+    address = settings.server.public_url or f"http://{config.host}:{config.port}"
+    click.echo(f"renamerd running: open {address}/ (the web app; the API is at /api/v1, "
+               "its reference at /docs)", err=True)
+    _hint_first_admin(app)
 
     def stop_api() -> None:
         server.should_exit = True
         thread.join(settings.server.shutdown_grace_s + 5)
 
     run_until_signalled(daemon, stop_api)
+
+
+def _hint_first_admin(app: AppContext) -> None:
+    """Tell how to make the first admin while there is none."""
+    from renamerd.commands.context import accounts
+
+    if any(u.is_admin for u in accounts(app).list_users()):
+        return
+    cfg = f" --config {app.config_path}" if app.config_path else ""
+    click.echo("no admin yet; make yourself one and set your password:\n"
+               f"  renamerd users create you@example.org --admin{cfg}\n"
+               f"  renamerd users set-password you@example.org{cfg}\n"
+               f"  (or: renamerd users invite you@example.org{cfg}, and open the link)", err=True)
 
 
 @app_command(name="worker")

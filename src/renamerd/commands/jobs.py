@@ -10,7 +10,7 @@ import click
 
 from renamerd.commands.context import AppContext, CliError, app_command
 from renamerd.service import jobs as J
-from renamerd.service.journal import Journal, UndoError
+from renamerd.service.journal import Journal
 from renamerd.storage.models import Job
 
 
@@ -85,7 +85,8 @@ def jobs_retry(app: AppContext, job_id: int | None, state: str | None) -> None:
 @click.argument("job_id", type=int, required=False)
 @click.option("--batch", default=None, help="undo a `renamerd rename --apply` batch")
 def undo(app: AppContext, job_id: int | None, batch: str | None) -> None:
-    """Move a renamed file back where it came from (refunds nothing); never overwrites."""
+    """Move a renamed file back where it came from (refunds nothing); never overwrites. The
+    job becomes `undone` (as the web app's Undo)."""
     journal = Journal(app.db)
     if (job_id is None) == (batch is None):
         raise CliError("give a job id or --batch, not both", exit_code=2)
@@ -100,21 +101,18 @@ def undo(app: AppContext, job_id: int | None, batch: str | None) -> None:
         if failed:
             raise CliError(f"{len(failed)} of {len(outcomes)} file(s) not moved back")
         return
-    from renamerd.runtime.worker import ConnectorPool
+    from renamerd.runtime.job_actions import job_actions
+    from renamerd.service.undo import JobActionError
 
     entry = journal.for_job(job_id or 0)
-    if entry is None:
+    if entry is None or job_id is None:
         raise CliError(f"job {job_id} has no move to undo")
-    pool = ConnectorPool(app.settings, app.db)
-    if pool.config(entry.connection) is None:
-        raise CliError(f"connection {entry.connection!r} is not configured")
     try:
-        outcome = journal.undo_remote(entry, pool.get(entry.connection))
-    except UndoError as err:
+        owner = J.JobQueue(app.db).get(job_id).owner_id
+        job_actions(app.settings, app.db).undo(owner, job_id)
+    except (J.JobNotFound, JobActionError) as err:
         raise CliError(str(err)) from err
-    finally:
-        pool.close()
-    click.echo(f"moved back: {outcome.new_path} -> {outcome.old_path}")
+    click.echo(f"moved back: {entry.new_path} -> {entry.old_path}")
 
 
 def register(cli: click.Group) -> None:

@@ -12,7 +12,8 @@ from renamerd.storage.models import ApiToken, User
 
 
 def user_json(user: User) -> dict[str, Any]:
-    return {"id": user.id, "email": user.email, "name": user.name}
+    return {"id": user.id, "email": user.email, "name": user.name, "admin": user.is_admin,
+            "disabled": user.disabled}
 
 
 def iso(value: Any) -> str | None:

@@ -9,13 +9,19 @@ from typing import Any
 from renamerd.commands.context import AppContext
 
 
-def build_app(app_ctx: AppContext, alive: Callable[[], bool] | None = None) -> Any:
+def build_app(app_ctx: AppContext, alive: Callable[[], bool] | None = None, **api_kwargs: Any
+              ) -> Any:
     """The whole HTTP app for this process: the v1 API, `/healthz`, `/readyz`, `/metrics`
-    (`alive` tells /readyz whether the daemon's threads run)."""
+    (`alive` tells /readyz whether the daemon's threads run), and the web app at `/`.
+    `api_kwargs` go to `create_app` (tests: `rename_fn`, `oauth_http`...)."""
     from renamerd.api.app import create_app
     from renamerd.runtime.observability import router as ops_router
+    from renamerd.web import install
 
-    return create_app(app_ctx.settings, app_ctx.db, routers=[ops_router(app_ctx.db, alive)])
+    app = create_app(app_ctx.settings, app_ctx.db, routers=[ops_router(app_ctx.db, alive)],
+                     **api_kwargs)
+    install(app, app_ctx.settings, app_ctx.db, oidc_http=api_kwargs.get("oauth_http"))
+    return app
 
 
 def uvicorn_config(app_ctx: AppContext, asgi_app: Any, host: str | None, port: int | None

@@ -1,28 +1,44 @@
-"""`renamerd users`: create and list users."""
+"""`renamerd users`: create, list, passwords, invitations, the admin flag, disable/enable."""
 
 from __future__ import annotations
+
+import sys
 
 import click
 
 from renamerd.commands.context import AppContext, CliError, accounts, app_command
 from renamerd.commands.output import emit, user_json
 from renamerd.service.accounts import AccountError
+from renamerd.storage.models import User
 
 
 @click.group()
 def users() -> None:
-    """Create and list users."""
+    """Create and list users; passwords, invitations, admins."""
+
+
+def _user(app: AppContext, email: str) -> User:
+    try:
+        return accounts(app).get_user(email)
+    except AccountError as err:
+        raise CliError(str(err)) from err
 
 
 @app_command(users, "create")
 @click.argument("email")
 @click.option("--name", default="", help="display name")
-def users_create(app: AppContext, email: str, name: str) -> None:
+@click.option("--admin", is_flag=True, help="give the user the admin flag (the Admin page)")
+def users_create(app: AppContext, email: str, name: str, admin: bool) -> None:
     """Create a user (with the signup credits) and print it as JSON."""
+    from renamerd.service.user_admin import UserAdmin
+
     try:
-        emit(user_json(accounts(app).create_user(email, name)))
+        user = accounts(app).create_user(email, name)
+        if admin:
+            user = UserAdmin(app.db).set_admin(user.email)
     except AccountError as err:
         raise CliError(str(err)) from err
+    emit(user_json(user))
 
 
 @app_command(users, "list")
@@ -34,7 +50,94 @@ def users_list(app: AppContext, as_json: bool) -> None:
         emit([user_json(u) for u in rows])
         return
     for u in rows:
-        click.echo(f"{u.id}\t{u.email}\t{u.name}")
+        flags = ",".join(f for f, on in (("admin", u.is_admin), ("disabled", u.disabled)) if on)
+        click.echo(f"{u.id}\t{u.email}\t{u.name}\t{flags}".rstrip())
+
+
+def _read_password() -> str:
+    """One line from stdin; on a terminal, asked twice without echo."""
+    if sys.stdin.isatty():
+        value: str = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+        return value
+    line = sys.stdin.readline()
+    if not line:
+        raise CliError("no password on standard input (give it as one line)", exit_code=2)
+    return line.rstrip("\r\n")
+
+
+@app_command(users, "set-password")
+@click.argument("email")
+def users_set_password(app: AppContext, email: str) -> None:
+    """Set the web password (one line from stdin; on a terminal it is asked twice, hidden).
+    Ends the user's web sessions."""
+    from renamerd.service.passwords import Passwords
+    from renamerd.service.web_sessions import WebSessions
+
+    user = _user(app, email)
+    password = _read_password()
+    try:
+        Passwords(app.db).set_password(user.id, password)
+    except AccountError as err:
+        raise CliError(str(err)) from err
+    ended = WebSessions(app.db, app.settings.web).end_all(user.id)
+    click.echo(f"password set for {user.email}" + (f"; {ended} session(s) ended" if ended else ""))
+
+
+@app_command(users, "invite")
+@click.argument("email")
+def users_invite(app: AppContext, email: str) -> None:
+    """Print a one-time link (valid web.invite_days, 7) where the user picks a password;
+    creates the user (with the signup credits) when missing."""
+    from renamerd.service.invites import Invites
+
+    try:
+        user = accounts(app).ensure_user(email)
+    except AccountError as err:
+        raise CliError(str(err)) from err
+    if user.disabled:
+        raise CliError(f"{user.email} is disabled; enable it first")
+    invites = Invites(app.db, app.settings)
+    token = invites.create(user.id)
+    click.echo(f"invitation for {user.email}, valid {app.settings.web.invite_days} days, "
+               "usable once:", err=True)
+    click.echo(invites.link(token))
+
+
+@app_command(users, "set-admin")
+@click.argument("email")
+@click.option("--off", is_flag=True, help="take the admin flag away")
+def users_set_admin(app: AppContext, email: str, off: bool) -> None:
+    """Give a user the admin flag (or take it with --off)."""
+    from renamerd.service.user_admin import UserAdmin
+
+    try:
+        user = UserAdmin(app.db).set_admin(email, not off)
+    except AccountError as err:
+        raise CliError(str(err)) from err
+    click.echo(f"{user.email} is {'no longer ' if off else ''}an admin")
+
+
+def _set_disabled(app: AppContext, email: str, disabled: bool) -> User:
+    from renamerd.service.user_admin import UserAdmin
+
+    try:
+        return UserAdmin(app.db).set_disabled(email, disabled)
+    except AccountError as err:
+        raise CliError(str(err)) from err
+
+
+@app_command(users, "disable")
+@click.argument("email")
+def users_disable(app: AppContext, email: str) -> None:
+    """Disable a user: sign-in, web sessions and API tokens are refused."""
+    click.echo(f"{_set_disabled(app, email, True).email} is disabled")
+
+
+@app_command(users, "enable")
+@click.argument("email")
+def users_enable(app: AppContext, email: str) -> None:
+    """Enable a disabled user again (tokens work again; sessions stay ended)."""
+    click.echo(f"{_set_disabled(app, email, False).email} is enabled")
 
 
 def register(cli: click.Group) -> None:

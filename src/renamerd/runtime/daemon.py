@@ -32,6 +32,7 @@ from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
+from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
 
@@ -60,6 +61,7 @@ class Daemon:
             settings.daemon.workers if workers is None else workers, self._stopping)
         #: the threads that long-poll a provider
         self._pollers: list[threading.Thread] = []
+        self.started_at = utcnow()
 
     @property
     def owners(self) -> dict[str, str]:
@@ -93,6 +95,8 @@ class Daemon:
         interval = watchdog_interval(self.settings)
         if interval:
             self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
+        self._beat()  # the admin's "workers alive"
+        self.scheduler.add_job(self._beat, "interval", seconds=BEAT_S, id="process-beat")
         self.scheduler.start()
         self.workers.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity,
@@ -132,6 +136,10 @@ class Daemon:
             log.warning("grace period over with %d job(s) running; their leases will expire",
                         self.busy)
         self.poller.release_leases()
+        try:
+            ProcessRegistry(self.db).gone(self.identity)
+        except Exception:
+            log.warning("could not remove this process from daemon_processes", exc_info=True)
         if clean:
             self.pool.close()
         return clean
@@ -146,6 +154,14 @@ class Daemon:
     def poll(self, name: str) -> int:
         """Poll connection `name` once (see `Poller.poll`)."""
         return self.poller.poll(name)
+
+    def _beat(self) -> None:
+        """Record this process as alive (never raises: a missed beat only ages the row)."""
+        try:
+            ProcessRegistry(self.db).beat(self.identity, started_at=self.started_at,
+                                          workers=self.workers.count, polling=self.poll_enabled)
+        except Exception:
+            log.warning("process beat failed", exc_info=True)
 
     def _watchdog(self) -> None:
         if self.alive():

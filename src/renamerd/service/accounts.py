@@ -178,11 +178,22 @@ class Accounts:
                 )
             )
 
-    def revoke_token(self, token_id: str) -> ApiToken:
-        """Revoke by id. Idempotent: revoking twice keeps the first revocation time."""
+    def token_of(self, user_id: str, token: str) -> ApiToken | None:
+        """The user's live token row for the token text `token`, or None. Read-only."""
+        if not looks_like_token(token):
+            return None
+        with self.db.session() as s:
+            row = s.exec(select(ApiToken).where(ApiToken.token_hash == hash_token(token))).first()
+        if row is None or row.user_id != user_id or row.revoked_at is not None:
+            return None
+        return row
+
+    def revoke_token(self, token_id: str, owner_id: str | None = None) -> ApiToken:
+        """Revoke by id (only a token of `owner_id`, when given: another user's token is
+        NotFoundError, like a missing one). Idempotent: revoking twice keeps the first time."""
         with self.db.write_session() as s:
             row = s.get(ApiToken, token_id)
-            if row is None:
+            if row is None or (owner_id is not None and row.user_id != owner_id):
                 raise NotFoundError(f"no token with id {token_id}")
             if row.revoked_at is None:
                 row.revoked_at = utcnow()

@@ -97,22 +97,27 @@ return 0
 """
 
 
+def open_storage(settings: LimitsSettings) -> Storage:
+    """The `limits` storage of `limits.storage_url`: Redis (shared by processes) or this
+    process's memory when it is empty."""
+    if settings.storage_url:
+        return storage_from_string(settings.storage_url)  # type: ignore[return-value]
+    return MemoryStorage()
+
+
 class RateLimiter:
     """The three per-account limits on one storage. Build one per app (or per process)."""
 
     def __init__(self, settings: LimitsSettings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
         self.clock = clock
-        self.storage: Storage
+        self.storage: Storage = open_storage(settings)
         self._redis: Any = None
         if settings.storage_url:
-            self.storage = storage_from_string(settings.storage_url)  # type: ignore[assignment]
             import redis
 
             self._redis = redis.Redis.from_url(settings.storage_url)
             self._acquire_script = self._redis.register_script(_ACQUIRE_SLOT)
-        else:
-            self.storage = MemoryStorage()
         self._windows = MovingWindowRateLimiter(self.storage)
         self.burst: RateLimitItem = RateLimitItemPerMinute(settings.burst_per_minute)
         self.daily: RateLimitItem = RateLimitItemPerHour(

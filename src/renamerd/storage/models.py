@@ -31,6 +31,10 @@ class User(SQLModel, table=True):
     name: str = Field(default="", max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
     disabled: bool = Field(default=False)
+    #: argon2id hash of the web password (None: signs in by invitation or OpenID Connect only)
+    password_hash: str | None = Field(default=None, max_length=200)
+    #: may use the Admin page (users, credits, health)
+    is_admin: bool = Field(default=False)
 
 
 class Team(SQLModel, table=True):
@@ -159,6 +163,9 @@ class Job(SQLModel, table=True):
               postgresql_where=text("state = 'pending_credits'")),
         # a poll looks its files up by revision (its own moves have other ids, same revision)
         Index("ix_jobs_connection_revision", "connection", "revision"),
+        # an owner's jobs, newest first (the Jobs page, GET /api/v1/jobs); written once per
+        # job, at its insert: neither column ever changes (migration 0003)
+        Index("ix_jobs_owner_id", "owner_id", "id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -169,7 +176,7 @@ class Job(SQLModel, table=True):
     source_path: str = Field(max_length=4000)
     name: str = Field(max_length=1000)
     size: int = 0
-    # queued | running | done | failed | skipped | pending_credits
+    # queued | running | done | failed | skipped | pending_credits | undone
     state: str = Field(default="queued", max_length=20)
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow)
@@ -215,3 +222,48 @@ class StoredSecret(SQLModel, table=True):
     kind: str = Field(primary_key=True, max_length=50)
     ciphertext: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class WebSession(SQLModel, table=True):
+    """A signed-in browser. Only the SHA-256 of the session id (the cookie) is stored."""
+
+    __tablename__ = "web_sessions"
+
+    id_hash: str = Field(primary_key=True, max_length=64)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=40)
+    #: the token every state-changing form and fetch() of this session carries
+    csrf_token: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow)
+    #: the absolute end (created_at + web.session_max_hours)
+    expires_at: datetime = Field(index=True)
+    #: how the user signed in: password | invite | oidc
+    method: str = Field(default="password", max_length=20)
+    address: str = Field(default="", max_length=64)
+    user_agent: str = Field(default="", max_length=300)
+
+
+class Invitation(SQLModel, table=True):
+    """A one-time link where a user picks a password. Only the token's SHA-256 is stored."""
+
+    __tablename__ = "invitations"
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(unique=True, max_length=64)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=40)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    used_at: datetime | None = None
+
+
+class DaemonProcess(SQLModel, table=True):
+    """A running `renamerd run` / `renamerd worker` process, beating while it lives (the
+    admin's "workers alive")."""
+
+    __tablename__ = "daemon_processes"
+
+    identity: str = Field(primary_key=True, max_length=200)
+    started_at: datetime = Field(default_factory=utcnow)
+    last_beat_at: datetime = Field(default_factory=utcnow, index=True)
+    workers: int = 0
+    polling: bool = True

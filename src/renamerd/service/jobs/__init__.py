@@ -6,6 +6,7 @@ A job is unique per (connection, file_id, revision)::
     pending_credits -> queued   (a grant, for jobs at most credits.resume_max_age_days old;
                                  or `renamerd jobs retry`)
     failed | skipped -> queued  (`renamerd jobs retry`)
+    done -> undone -> queued    (Undo moves the file back; Rename again queues it anew)
     running -> queued           (transient error: retried with exponential backoff)
 
 Claiming takes a *lease*: `lease_owner`, `lease_until`, and a `lease_generation` bumped on every
@@ -41,6 +42,7 @@ from renamerd.service.jobs.states import (
     RUNNING,
     SKIPPED,
     STATES,
+    UNDONE,
     JobNotFound,
     Lease,
     LeaseLost,
@@ -50,7 +52,8 @@ from renamerd.service.jobs.states import (
 
 __all__ = [
     "DONE", "FAILED", "FINAL", "NOTIFY_CHANNEL", "PENDING_CREDITS", "QUEUED", "RETRYABLE",
-    "RUNNING", "SKIPPED", "STATES", "JobNotFound", "JobQueue", "Lease", "LeaseLost", "LeasedJobs",
+    "RUNNING", "SKIPPED", "STATES", "UNDONE", "JobNotFound", "JobQueue", "Lease", "LeaseLost",
+    "LeasedJobs",
     "TransitionListener", "add_transition_listener", "charge_ref", "emit", "emit_many",
     "jobs_available", "loaded_job", "notify_others", "planned_path", "wake_pending",
 ]

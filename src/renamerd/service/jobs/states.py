@@ -13,7 +13,9 @@ DONE = "done"
 FAILED = "failed"
 SKIPPED = "skipped"
 PENDING_CREDITS = "pending_credits"
-STATES = (QUEUED, RUNNING, DONE, FAILED, SKIPPED, PENDING_CREDITS)
+#: a done job whose file was moved back by its owner (Undo); the daemon leaves the file alone
+UNDONE = "undone"
+STATES = (QUEUED, RUNNING, DONE, FAILED, SKIPPED, PENDING_CREDITS, UNDONE)
 FINAL = (DONE, FAILED, SKIPPED)
 #: states `retry` moves back to queued
 RETRYABLE = (FAILED, SKIPPED, PENDING_CREDITS)

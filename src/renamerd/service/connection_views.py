@@ -1,0 +1,91 @@
+"""Connections as a person sees them: whose, where, and their state in words (from
+`connection_states`): watching, paused, needs re-consent (with the provider's message), the last
+poll. Read-only; the Overview, the Connections page and the Admin's health list use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import select
+
+from renamerd.config import ConnectionSettings, Settings
+from renamerd.service.accounts import AccountError, normalize_email
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState, User
+
+WATCHING = "watching"
+PAUSED = "paused"
+NEEDS_CONSENT = "needs re-consent"
+STARTING = "waiting for the first poll"
+
+
+@dataclass(frozen=True)
+class ConnectionView:
+    name: str
+    provider: str
+    owner: str
+    watch: str
+    target: str
+    #: where it is declared: "config" (config.toml, read-only here)
+    source: str
+    #: WATCHING, PAUSED, NEEDS_CONSENT or STARTING
+    state: str
+    #: the last error in words, or None
+    error: str | None
+    last_poll_at: datetime | None
+
+    @property
+    def in_error(self) -> bool:
+        return self.state == NEEDS_CONSENT or self.error is not None
+
+
+def _owner(conf: ConnectionSettings) -> str:
+    try:
+        return normalize_email(conf.owner)
+    except AccountError:
+        return conf.owner
+
+
+def _view(conf: ConnectionSettings, state: ConnectionState | None) -> ConnectionView:
+    error = state.error if state is not None else None
+    if not conf.enabled:
+        word = PAUSED
+    elif state is not None and state.status == "stopped":
+        word = NEEDS_CONSENT
+    elif state is None or state.last_poll_at is None:
+        word = STARTING
+    else:
+        word = WATCHING
+    return ConnectionView(
+        name=conf.name, provider=conf.provider, owner=_owner(conf), watch=conf.watch,
+        target=conf.target_root, source="config", state=word, error=error,
+        last_poll_at=state.last_poll_at if state is not None else None)
+
+
+def _states(db: Database, names: list[str]) -> dict[str, ConnectionState]:
+    if not names:
+        return {}
+    with db.session() as s:
+        rows = s.exec(select(ConnectionState).where(
+            ConnectionState.name.in_(names)))  # type: ignore[attr-defined]
+        return {row.name: row for row in rows}
+
+
+def all_connections(settings: Settings, db: Database) -> list[ConnectionView]:
+    """Every configured connection with its state, in config order."""
+    states = _states(db, [c.name for c in settings.connections])
+    return [_view(c, states.get(c.name)) for c in settings.connections]
+
+
+def connections_of(settings: Settings, db: Database, user: User) -> list[ConnectionView]:
+    """The user's connections (those whose owner is the user's e-mail) with their state."""
+    mine = [c for c in settings.connections if _owner(c) == user.email]
+    states = _states(db, [c.name for c in mine])
+    return [_view(c, states.get(c.name)) for c in mine]
+
+
+def connections_in_error(settings: Settings, db: Database) -> list[ConnectionView]:
+    """The connections that need a person: stopped (re-consent) or with an error."""
+    return [v for v in all_connections(settings, db) if v.in_error]

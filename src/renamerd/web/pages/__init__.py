@@ -1,0 +1,12 @@
+"""The pages, one module per page (or per few pages of one idea); each has a `router`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from renamerd.web.pages import admin, auth, connections, jobs, oidc, overview, team, tokens
+
+ROUTERS: list[APIRouter] = [
+    auth.router, oidc.router, overview.router, jobs.router, connections.router, tokens.router, team.router,
+    admin.router,
+]

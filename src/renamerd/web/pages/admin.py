@@ -1,0 +1,120 @@
+"""The Admin page (users with the admin flag): users (invite, disable, set admin), credit
+grants, and health (queue depth per state, workers alive, connections in error)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import Response
+
+from renamerd.service import jobs as J
+from renamerd.service.accounts import AccountError
+from renamerd.service.connection_views import connections_in_error
+from renamerd.service.credits import CreditsError
+from renamerd.service.web_sessions import SignedIn
+from renamerd.storage.models import User
+from renamerd.web.errors import not_found
+from renamerd.web.render import page, redirect
+from renamerd.web.security import AdminsOnly, SignInRequired, checked, require_admin
+from renamerd.web.state import web_state
+
+router = APIRouter(include_in_schema=False)
+
+
+def _admin(me: SignedIn | None) -> SignedIn:
+    if me is None:
+        raise SignInRequired("/admin")
+    if not me.user.is_admin:
+        raise AdminsOnly()
+    return me
+
+
+def _admin_page(request: Request, *, invite_link: str = "", invited: str = "",
+                error: str = "", status: int = 200) -> Response:
+    state = web_state(request)
+    users = state.accounts.list_users()
+    return page(
+        request, "admin.html", status=status, title="Admin",
+        users=[{"user": u, "balance": state.credits.balance(u.id)} for u in users],
+        counts=J.JobQueue(state.db).counts(), processes=state.processes.alive(),
+        broken=connections_in_error(state.settings, state.db),
+        invite_link=invite_link, invited=invited, error=error,
+        invite_days=state.settings.web.invite_days,
+    )
+
+
+def _user(request: Request, user_id: str) -> User:
+    user = web_state(request).accounts.get_user_by_id(user_id) if len(user_id) <= 40 else None
+    if user is None:
+        raise not_found("user")
+    return user
+
+
+@router.get("/admin")
+def admin(request: Request, me: SignedIn = Depends(require_admin)) -> Response:
+    return _admin_page(request)
+
+
+@router.post("/admin/invite")
+def invite(request: Request, email: str = Form(""), me: SignedIn | None = Depends(checked)
+           ) -> Response:
+    """Create the user when needed and show a one-time invitation link (once, here)."""
+    _admin(me)
+    state = web_state(request)
+    try:
+        user = state.accounts.ensure_user(email)
+    except AccountError as err:
+        return _admin_page(request, error=str(err), status=400)
+    if user.disabled:
+        return _admin_page(request, error=f"{user.email} is disabled; enable it first.",
+                           status=400)
+    link = state.invites.link(state.invites.create(user.id))
+    return _admin_page(request, invite_link=link, invited=user.email)
+
+
+@router.post("/admin/users/{user_id}/disable")
+def disable(request: Request, user_id: str, me: SignedIn | None = Depends(checked)) -> Response:
+    me = _admin(me)
+    user = _user(request, user_id)
+    if user.id == me.user.id:
+        return redirect(request, "/admin", "You cannot disable yourself.", "error")
+    web_state(request).users.set_disabled(user.email, True)
+    return redirect(request, "/admin", f"{user.email} is disabled: signed out, tokens refused.")
+
+
+@router.post("/admin/users/{user_id}/enable")
+def enable(request: Request, user_id: str, me: SignedIn | None = Depends(checked)) -> Response:
+    _admin(me)
+    user = _user(request, user_id)
+    web_state(request).users.set_disabled(user.email, False)
+    return redirect(request, "/admin", f"{user.email} is enabled again.")
+
+
+@router.post("/admin/users/{user_id}/admin")
+def set_admin(request: Request, user_id: str, on: str = Form(""),
+              me: SignedIn | None = Depends(checked)) -> Response:
+    me = _admin(me)
+    user = _user(request, user_id)
+    flag = on == "1"
+    if user.id == me.user.id and not flag:
+        return redirect(request, "/admin", "You cannot take your own admin flag.", "error")
+    web_state(request).users.set_admin(user.email, flag)
+    return redirect(request, "/admin",
+                    f"{user.email} is {'now' if flag else 'no longer'} an admin.")
+
+
+@router.post("/admin/credits")
+def grant(request: Request, user_id: str = Form(""), amount: str = Form(""),
+          valid_days: str = Form(""), reason: str = Form(""),
+          me: SignedIn | None = Depends(checked)) -> Response:
+    """Grant credits to a user (their pending jobs wake)."""
+    _admin(me)
+    user = _user(request, user_id)
+    try:
+        count = int(amount)
+        days = int(valid_days) if valid_days.strip() else None
+        web_state(request).credits.grant(user.id, count, valid_days=days,
+                                         reason=reason.strip()[:500] or "granted by an admin")
+    except (ValueError, CreditsError) as err:
+        message = str(err) if isinstance(err, CreditsError) else "give whole numbers"
+        return redirect(request, "/admin", f"No credits granted: {message}.", "error")
+    return redirect(request, "/admin", f"Granted {count} credits to {user.email}.")

@@ -1,0 +1,83 @@
+// renamerd web app: small progressive enhancements. Every page works without this file.
+"use strict";
+
+(function () {
+  // Copy buttons: <button data-copy="ELEMENT-ID">Copy</button>
+  function setUpCopyButtons(root) {
+    root.querySelectorAll("button[data-copy]").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var source = document.getElementById(button.getAttribute("data-copy"));
+        if (!source) { return; }
+        var text = source.textContent.trim();
+        var done = function () {
+          var label = button.textContent;
+          button.textContent = "Copied";
+          var status = document.getElementById(button.getAttribute("data-status") || "");
+          if (status) { status.textContent = "Copied to the clipboard."; }
+          setTimeout(function () { button.textContent = label; }, 2000);
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(text).then(done, function () { selectText(source); });
+        } else {
+          selectText(source);
+        }
+      });
+    });
+  }
+
+  function selectText(element) {
+    var range = document.createRange();
+    range.selectNodeContents(element);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  // Live lists: <tbody data-live="/jobs/live?..." data-interval="3"> is refreshed from a small
+  // JSON answer {version, rows, total, banner} without reloading the page. Rows are replaced
+  // only when the version changed, and not while a button in the list has the focus.
+  function setUpLiveList(body) {
+    var url = body.getAttribute("data-live");
+    var every = Math.max(1, parseFloat(body.getAttribute("data-interval") || "3")) * 1000;
+    var version = body.getAttribute("data-version") || "";
+    var status = document.getElementById(body.getAttribute("data-status") || "");
+    var empty = document.getElementById(body.getAttribute("data-empty") || "");
+    var banner = document.getElementById(body.getAttribute("data-banner") || "");
+    var timer = null;
+
+    function schedule() { timer = setTimeout(tick, every); }
+
+    function tick() {
+      if (document.hidden) { schedule(); return; }
+      fetch(url, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
+        .then(function (response) {
+          if (response.status === 401) { window.location.assign("/signin?ended=1"); return null; }
+          return response.ok ? response.json() : null;
+        })
+        .then(function (data) {
+          if (data && data.version !== version && !body.contains(document.activeElement)) {
+            version = data.version;
+            body.innerHTML = data.rows;
+            if (empty) { empty.hidden = data.total > 0; }
+            if (banner) {
+              banner.hidden = !data.banner;
+              banner.textContent = data.banner || "";
+            }
+            if (status) {
+              status.textContent = "Updated " + new Date().toLocaleTimeString() + ": " +
+                data.total + " document" + (data.total === 1 ? "" : "s") + ".";
+            }
+          }
+        })
+        .catch(function () { /* offline for a moment: try again at the next tick */ })
+        .then(schedule);
+    }
+    schedule();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setUpCopyButtons(document);
+    document.querySelectorAll("[data-live]").forEach(setUpLiveList);
+  });
+})();

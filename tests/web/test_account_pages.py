@@ -1,0 +1,88 @@
+"""Tokens, Team and Admin pages without a browser."""
+
+from __future__ import annotations
+
+import re
+
+from renamerd.service.processes import ProcessRegistry
+from renamerd.storage.models import utcnow
+from web.conftest import Web
+
+
+def test_tokens_create_shown_once_and_revoke(web: Web) -> None:
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    page = web.get("/tokens")
+    assert '<label for="token-label">Label</label>' in page.text and ">Create token</button>" in page.text
+    created = web.post("/tokens", {"label": "scanner script"}, follow_redirects=False)
+    assert created.status_code == 303 and created.headers["location"] == "/tokens"
+    shown = web.get("/tokens")
+    token = re.search(r'<code id="new-token">(rt_\w+)</code>', shown.text)
+    assert token, shown.text
+    assert web.accounts.authenticate(token.group(1)) is not None
+    again = web.get("/tokens").text
+    assert token.group(1) not in again and token.group(1)[:7] in again and "scanner script" in again
+    token_id = re.search(r'action="/tokens/(tok_\w+)/revoke"', again)
+    assert token_id and again.count(">Revoke</button>") == 1
+    revoked = web.post(f"/tokens/{token_id.group(1)}/revoke", follow_redirects=True)
+    assert "is revoked" in revoked.text and ">Revoke</button>" not in revoked.text
+    assert web.accounts.authenticate(token.group(1)) is None
+    assert web.post("/tokens", {"label": "x" * 201}).status_code == 400
+
+
+def test_another_users_token_is_404_and_stays_valid(web: Web) -> None:
+    web.user("ada@example.org")
+    web.user("eve@example.org")
+    row, token = web.accounts.create_token("ada@example.org", "ada's")
+    web.sign_in("eve@example.org")
+    assert "ada&#39;s" not in web.get("/tokens").text
+    r = web.post(f"/tokens/{row.id}/revoke")
+    assert r.status_code == 404
+    assert web.accounts.authenticate(token) is not None
+
+
+def test_team_page(web: Web) -> None:
+    web.user("ada@example.org")
+    web.user("bob@example.org")
+    web.sign_in("ada@example.org")
+    assert "not in a team" in web.get("/team").text
+    web.accounts.create_team("Accounting")
+    web.accounts.add_member("Accounting", "ada@example.org")
+    web.accounts.add_member("Accounting", "bob@example.org")
+    page = web.get("/team").text
+    assert "Accounting" in page and "bob@example.org" in page and "you</span>" in page
+
+
+def test_admin_page_is_for_admins_and_does_what_it_says(web: Web) -> None:
+    web.user("ada@example.org")
+    root = web.user("root@example.org", admin=True)
+    web.sign_in("ada@example.org")
+    assert 'href="/admin"' not in web.get("/").text
+    assert web.get("/admin").status_code == 403
+    assert web.post("/admin/invite", {"email": "x@example.org"}).status_code == 403
+    web.sign_in("root@example.org")
+    assert 'href="/admin"' in web.get("/").text
+    ProcessRegistry(web.db).beat("host:1:abc", started_at=utcnow(), workers=2, polling=True)
+    page = web.get("/admin").text
+    assert "host:1:abc" in page and "Workers alive" in page
+    invited = web.post("/admin/invite", {"email": "new@example.org"})
+    link = re.search(r'<code id="invite-link">(http://127\.0\.0\.1:8080/invite/inv_[\w-]+)</code>',
+                     invited.text)
+    assert link, invited.text[-2000:]
+    ada = web.accounts.get_user("ada@example.org")
+    web.post(f"/admin/users/{ada.id}/admin", {"on": "1"})
+    assert web.accounts.get_user("ada@example.org").is_admin
+    web.post(f"/admin/users/{ada.id}/disable")
+    assert web.accounts.get_user("ada@example.org").disabled
+    web.post(f"/admin/users/{ada.id}/enable")
+    assert not web.accounts.get_user("ada@example.org").disabled
+    refused = web.post(f"/admin/users/{root.id}/disable", follow_redirects=True)
+    assert "cannot disable yourself" in refused.text
+    before = web.accounts.credits.balance(ada.id)
+    granted = web.post("/admin/credits", {"user_id": ada.id, "amount": "25", "reason": "pilot"},
+                       follow_redirects=True)
+    assert "Granted 25 credits to ada@example.org" in granted.text
+    assert web.accounts.credits.balance(ada.id) == before + 25
+    bad = web.post("/admin/credits", {"user_id": ada.id, "amount": "-3"}, follow_redirects=True)
+    assert "No credits granted" in bad.text
+    assert web.post("/admin/users/usr_nobody/disable").status_code == 404

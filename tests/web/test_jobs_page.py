@@ -1,0 +1,127 @@
+"""The Jobs page without a browser: rows, filters, the live JSON, Undo / Rename again / Retry
+through forms, and another user's job (404, nothing changes)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+from sqlmodel import select
+
+from daemon.fakes import doc, fake_engine
+from renamerd.runtime.worker import ConnectorPool, Worker
+from renamerd.service import jobs as J
+from renamerd.storage.models import CreditLot
+from renamerd_connectors import memory
+from web.conftest import Web
+
+_names = itertools.count()
+
+
+@dataclass
+class Inbox:
+    web: Web
+    drive: memory.MemoryDrive
+    queue: J.JobQueue
+    pool: ConnectorPool
+    worker: Worker
+    owner_id: str
+
+    def drop(self, name: str, data: bytes) -> None:
+        self.drive.put(f"/inbox/{name}", data)
+        files = [f for f in self.pool.get("mem").changes("/inbox", None, recursive=False).files
+                 if f.name == name]
+        self.queue.enqueue_many("mem", self.owner_id, files)
+        while claimed := self.queue.claim("w"):
+            for job, lease in claimed:
+                self.worker.run_job(job, lease)
+
+
+@pytest.fixture
+def inbox(make_web: Callable[..., Web]) -> Iterator[Inbox]:
+    name = f"webjobs{next(_names)}"
+    drive = memory.drive(name)
+    drive.mkdir("/inbox")
+    web = make_web(connections=[{
+        "name": "mem", "provider": "memory", "owner": "ada@example.org", "watch": "/inbox",
+        "target": "/library", "options": {"drive": name}}])
+    owner = web.user("ada@example.org")
+    queue = J.JobQueue(web.db, web.settings.daemon, web.settings.credits)
+    pool = ConnectorPool(web.settings, web.db)
+    yield Inbox(web, drive, queue, pool, Worker(web.settings, web.db, queue, pool,
+                                                engine=fake_engine), owner.id)
+    pool.close()
+    memory.forget_drive(name)
+
+
+def _row(html: str, job_id: int) -> str:
+    found = re.search(rf'<tr id="job-{job_id}".*?</tr>', html, re.S)
+    assert found, f"no row for job {job_id}"
+    return found.group(0)
+
+
+def test_rows_actions_and_filters(inbox: Inbox) -> None:
+    web = inbox.web
+    inbox.drop("scan.pdf", doc("2024-03-01", "ACME"))
+    inbox.drop("broken.pdf", b"BIN not a document")
+    web.sign_in("ada@example.org")
+    page = web.get("/jobs")
+    assert page.status_code == 200
+    done, skipped = sorted(int(j.id or 0) for j in inbox.queue.find())
+    row = _row(page.text, done)
+    assert "2024-03-01_ACME.pdf" in row and "scan.pdf" in row and ">Undo</button>" in row
+    assert "ACME" in row and "2024-03-01" in row
+    bad = _row(page.text, skipped)
+    assert ">Retry</button>" in bad and "not a document renamerd reads" in bad
+    assert len(re.findall(r'<tr id="job-', page.text)) == 2
+    assert "broken.pdf" not in web.get("/jobs?q=scan").text
+    assert "scan.pdf" not in web.get("/jobs?state=skipped").text
+    assert web.get("/jobs?state=nonsense").status_code == 400
+    live = web.client.get("/jobs/live").json()
+    assert live["total"] == 2 and f'id="job-{done}"' in live["rows"] and live["version"]
+    assert web.get(f"/jobs/{done}").status_code == 200
+
+    undone = web.post(f"/jobs/{done}/undo", {"back": "/jobs?q=scan"}, follow_redirects=False)
+    assert undone.status_code == 303 and undone.headers["location"] == "/jobs?q=scan"
+    assert "scan.pdf" in inbox.drive.listing("/inbox")
+    after = web.get("/jobs?q=scan").text
+    assert "Moved back: scan.pdf is in /inbox again." in after
+    assert ">Rename again</button>" in _row(after, done)
+    again = web.post(f"/jobs/{done}/undo", follow_redirects=False)
+    assert again.status_code == 303 and "Nothing changed" in web.get("/jobs").text
+    web.post(f"/jobs/{done}/rename-again")
+    assert inbox.queue.get(done).state == J.QUEUED
+    web.post(f"/jobs/{skipped}/retry")
+    assert inbox.queue.get(skipped).state == J.QUEUED
+
+
+def test_another_users_job_is_404_and_nothing_changes(inbox: Inbox) -> None:
+    web = inbox.web
+    inbox.drop("scan.pdf", doc("2024-03-01", "ACME"))
+    (job,) = inbox.queue.find()
+    web.user("eve@example.org")
+    web.sign_in("eve@example.org")
+    assert "scan.pdf" not in web.get("/jobs").text
+    assert web.get(f"/jobs/{job.id}").status_code == 404
+    for action in ("undo", "rename-again", "retry"):
+        r = web.post(f"/jobs/{job.id}/{action}")
+        assert r.status_code == 404 and "not yours" in r.text
+    assert inbox.queue.get(int(job.id or 0)).state == J.DONE
+    assert "scan.pdf" not in inbox.drive.listing("/inbox")
+
+
+def test_pending_credits_rows_say_until_when_and_what_wakes_them(inbox: Inbox) -> None:
+    web = inbox.web
+    with web.db.write_session() as s:
+        for lot in s.exec(select(CreditLot)):
+            lot.remaining = 0
+            s.add(lot)
+    inbox.drop("one.pdf", doc("2024-01-01", "A"))
+    inbox.drop("two.pdf", doc("2024-01-02", "B"))
+    web.sign_in("ada@example.org")
+    page = web.get("/jobs").text
+    assert "2 documents wait for credits: 2 credits would rename them all" in page
+    assert page.count("1 credit renames it") == 2 and page.count(">Retry</button>") == 2
