@@ -106,6 +106,7 @@ class EngineConfig:
     max_bytes: int = 25 * 1024 * 1024
     max_pages: int = 500
     max_pixels: int = 80_000_000
+    ocr: str = "auto"  # "auto" | "rapidocr" | "tesseract" (see engine/ocr/__init__.py)
     ocr_languages: tuple[str, ...] = ()  # empty: pick from what tesseract has installed
     ocr_max_pages: int = 3
     ocr_timeout_s: float = 60.0

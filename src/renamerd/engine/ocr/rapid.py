@@ -1,0 +1,207 @@
+"""PP-OCR through RapidOCR (the `rapidocr` package, ONNX Runtime): detection, recognition and
+the line classifier, with the models shipped inside the wheel (nothing is downloaded).
+
+* The page is given grey, its long side at most MAX_SIDE pixels (RapidOCR would shrink it to
+  that anyway; a smaller array costs less memory).
+* Threads: each engine runs ONNX Runtime with one intra-op and one inter-op thread, and at most
+  `POOL_SIZE` engines (one per core) exist per process, shared by the threads that OCR: the
+  engine renames several documents at once on few cores, so parallelism comes from documents,
+  and memory stays at POOL_SIZE copies of the models (~60 MB each) whatever the thread count.
+* Orientation: a photo taken sideways gives mostly tall text boxes; an upside-down page gives
+  few confident lines. Either way the longest boxes are read again, turned, recognition only
+  (a few small crops), and the page is read once more turned the way that reads best.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import math
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from PIL import Image
+
+from renamerd.engine.ocr.lines import OcrLine, OcrPage
+
+log = logging.getLogger(__name__)
+
+#: long side (pixels) of the image handed to RapidOCR (its own default bound)
+MAX_SIDE = 2000
+#: engines per process (each one thread): one per core, at most 4
+POOL_SIZE = max(1, min(os.cpu_count() or 1, 4))
+#: lines read with less confidence than this are dropped (RapidOCR's own default)
+MIN_LINE_CONFIDENCE = 0.5
+#: a reading keeping fewer than this share of its detected boxes is weak (upside down?)
+WEAK_SHARE = 0.6
+#: longest boxes read again, turned, to find a page's orientation
+PROBE_BOXES = 3
+
+_PARAMS: dict[str, Any] = {
+    "Global.log_level": "error",
+    "Global.text_score": 0.0,  # every box comes back; we filter (and count the rejects)
+    "Global.max_side_len": MAX_SIDE,
+    "Global.use_cls": False,  # orientation is found per page (see above)
+    "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+    "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+}
+
+
+class RapidUnavailable(RuntimeError):
+    """The `rapidocr` package or ONNX Runtime is not installed (or its models are missing)."""
+
+
+@functools.cache
+def available() -> bool:
+    """True when RapidOCR and ONNX Runtime can be imported (checked once per process)."""
+    try:
+        import onnxruntime  # noqa: F401
+        import rapidocr  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _Pool:
+    """At most POOL_SIZE RapidOCR engines, made on first need, lent one per caller."""
+
+    def __init__(self) -> None:
+        self._free: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._made = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def engine(self) -> Iterator[Any]:
+        try:
+            engine = self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                make = self._made < POOL_SIZE
+                if make:
+                    self._made += 1
+            engine = _make_engine() if make else self._free.get()
+        try:
+            yield engine
+        finally:
+            self._free.put(engine)
+
+
+def _make_engine() -> Any:
+    if not available():
+        raise RapidUnavailable("rapidocr / onnxruntime is not installed")
+    from rapidocr import RapidOCR
+
+    # (RapidOCR logs through its own handler; our level keeps its info lines out of ours)
+    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+    return RapidOCR(params=dict(_PARAMS))
+
+
+_POOL = _Pool()
+
+
+def warm_up() -> None:
+    """Load one engine's models now (about a second) instead of on the first scan."""
+    with _POOL.engine() as engine:
+        engine(_as_array(Image.new("L", (64, 32), 255)))
+
+
+def read(image: Image.Image) -> OcrPage:
+    """OCR one page image (any mode; grey is best) and return its lines, upright.
+
+    Raises RapidUnavailable when the backend is missing. Thread-safe (engines are pooled);
+    safe to repeat.
+    """
+    started = time.perf_counter()
+    page = _fit(image)
+    with _POOL.engine() as engine:
+        raw = _run(engine, page)
+        rotation = _orientation(engine, page, raw)
+        if rotation:
+            page = page.rotate(-rotation, expand=True)
+            turned = _run(engine, page)
+            if _kept(turned)[0] >= _kept(raw)[0]:
+                raw = turned
+            else:
+                rotation = 0
+                page = _fit(image)
+    lines = [line for line in raw if line.confidence >= MIN_LINE_CONFIDENCE]
+    return OcrPage(lines, page.width, page.height, "rapidocr", rotation,
+                   seconds=time.perf_counter() - started)
+
+
+def _fit(image: Image.Image) -> Image.Image:
+    """Grey, long side at most MAX_SIDE."""
+    grey = image if image.mode == "L" else image.convert("L")
+    long_side = max(grey.size)
+    if long_side <= MAX_SIDE:
+        return grey
+    factor = MAX_SIDE / long_side
+    size = (max(1, round(grey.width * factor)), max(1, round(grey.height * factor)))
+    return grey.resize(size, Image.Resampling.BOX)
+
+
+def _as_array(image: Image.Image) -> Any:
+    import numpy as np
+
+    grey = np.asarray(image.convert("L") if image.mode != "L" else image)
+    return np.repeat(grey[:, :, None], 3, axis=2)
+
+
+def _run(engine: Any, image: Image.Image) -> list[OcrLine]:
+    """Every detected line (confident or not) of `image` as it is."""
+    out = engine(_as_array(image))
+    if getattr(out, "boxes", None) is None or out.txts is None:
+        return []
+    return [_line(quad, text, score)
+            for quad, text, score in zip(out.boxes, out.txts, out.scores, strict=False)]
+
+
+def _line(quad: Any, text: str, score: float) -> OcrLine:
+    xs = [float(p[0]) for p in quad]
+    ys = [float(p[1]) for p in quad]
+    (x0, y0), (x1, y1) = quad[0], quad[1]
+    angle = math.degrees(math.atan2(float(y1) - float(y0), float(x1) - float(x0)))
+    return OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), float(score), angle)
+
+
+def _kept(lines: list[OcrLine]) -> tuple[int, float]:
+    """(characters in confident lines, share of lines that are confident)."""
+    good = [ln for ln in lines if ln.confidence >= MIN_LINE_CONFIDENCE]
+    chars = sum(len(ln.text) for ln in good)
+    return chars, len(good) / len(lines) if lines else 0.0
+
+
+def _orientation(engine: Any, image: Image.Image, lines: list[OcrLine]) -> int:
+    """Clockwise degrees that turn the page upright: 0 unless its boxes are mostly tall
+    (sideways: 90 or 270) or few of its lines were read with confidence (maybe 180)."""
+    long_boxes = [ln for ln in lines if max(ln.box[2] - ln.box[0], ln.height) > 40]
+    if not long_boxes:
+        return 0
+    tall = sum(1 for ln in long_boxes if ln.height > 1.5 * (ln.box[2] - ln.box[0]))
+    if tall * 2 > len(long_boxes):
+        candidates = (90, 270)
+    elif _kept(lines)[1] < WEAK_SHARE:
+        candidates = (0, 180)
+    else:
+        return 0
+    probes = sorted(long_boxes, key=lambda ln: -max(ln.box[2] - ln.box[0], ln.height))
+    crops = [image.crop(ln.box) for ln in probes[:PROBE_BOXES]]
+    best, best_score = 0, -1.0
+    for turn in candidates:
+        score = sum(_recognise(engine, crop.rotate(-turn, expand=True)) for crop in crops)
+        if score > best_score:
+            best, best_score = turn, score
+    return best
+
+
+def _recognise(engine: Any, crop: Image.Image) -> float:
+    """Recognition only, of one line image: characters read times confidence."""
+    out = engine(_as_array(crop), use_det=False, use_cls=False, use_rec=True)
+    texts = getattr(out, "txts", None) or ()
+    scores = getattr(out, "scores", None) or ()
+    return sum(len(t) * float(s) for t, s in zip(texts, scores, strict=False))
