@@ -303,77 +303,153 @@ class _Page:
 
 def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
                    segments: int) -> IssuerCandidate | None:
-    doc, sender_line, vocab, skip = ctx.doc, ctx.sender_line, ctx.vocab, ctx.skip
-    registration, wanted, n = ctx.registration, ctx.wanted, len(ctx.doc.lines)
-    reg = registration.search(fold(text))
-    if reg is not None:
-        text = text[:reg.start()].rstrip(" (,;:-")  # "ACME Ltd Company Reg. No 123"
-        if not text:
-            return None
-    suffix = legal_suffix(text)
-    if line.index not in wanted and not suffix:
+    """One segment of a line as an issuer candidate, or None when it cannot be one.
+
+    The steps, in order: cut a registration label off; the name's extent (a legal form may
+    continue from the line above or below); the cleaned value and the vetoes; what speaks
+    for it (position, legal form, capitals, kind of business, ids, repetition, domain);
+    what speaks against it (penalties, cheapest first, stopping once too low)."""
+    cut = cut_registration(text, ctx.registration)
+    if cut is None:
+        return None
+    suffix = legal_suffix(cut)
+    if line.index not in ctx.wanted and not suffix:
         return None
     reasons: list[str] = []
-    score = 0.0
-    if sender_line == line.index and seg_no == 0:
-        score += 3.5
-        reasons.append("sender line")
-    elif seg_no > 0:
-        score -= 0.5
-    last_segment = seg_no == segments - 1
+    text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
+    value = _strip_debris(_clean(text if suffix else _SEPARATORS.split(text)[0]))
+    if _vetoed(value, ctx.vocab):
+        return None
+    if suffix is not None and _weak_suffix(suffix, value):
+        suffix = None
+    score = _merits(ctx, line, value, suffix, seg_no, reasons)
+    if score < MIN_SCORE:
+        return None  # what follows only lowers the score
+    score = _after_penalties(ctx, value, text, suffix, score)
+    if score < MIN_SCORE:
+        return None
+    return IssuerCandidate(value, line, score, tuple(reasons))
+
+
+def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
+    """`text` up to a registration label ("ACME Ltd Company Reg. No 123" -> "ACME Ltd"); None
+    when nothing is left before the label."""
+    reg = registration.search(fold(text))
+    if reg is None:
+        return text
+    text = text[:reg.start()].rstrip(" (,;:-")
+    return text or None
+
+
+def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None,
+                 seg_no: int, segments: int,
+                 reasons: list[str]) -> tuple[str, re.Match[str] | None]:
+    """The name's text and legal form: with a legal form, from the last ": " or ", " before
+    it to its end, preceded by the line above when only the form or the kind of business
+    is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
+    the next line when that is a lone legal form or the name ends in "&"."""
+    doc, n = ctx.doc, len(ctx.doc.lines)
     if suffix:
         head = text[:suffix.start()]
         cut = max(head.rfind(": "), head.rfind(", "))
-        text = text[cut + 2 if cut >= 0 else 0:suffix.end()]
+        start = cut + 2 if cut >= 0 else 0
+        start = _after_lower_case_words(text, start, suffix.start())
+        text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
-        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split()) \
-            if suffix is not None else False
+        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
         short = short or not _RX0.search(_business_words().sub(" ", fold(text[:suffix.start()])))
         if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
-                and prev.index not in skip and _plausible_name_line(prev, vocab)):
+                and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)):
             text = f"{prev.text} {text}"
             reasons.append("name continues from the line above")
-    elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
+        return text, suffix
+    if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
         nxt = doc.lines[line.index + 1]
         nxt_text = ctx.fixed_line(nxt.index)
         sm = legal_suffix(nxt_text)
         if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
-                and not registration.search(nxt.folded)):
+                and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
-            suffix = legal_suffix(text)
-        elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
+            return text, legal_suffix(text)
+        if _RX3.search(text) and _plausible_name_line(nxt, ctx.vocab):
             text = f"{text} {nxt.text}"
-    value = _strip_debris(_clean(text if suffix else _SEPARATORS.split(text)[0]))
-    if len(value) < 2 or len(value) > 80 or _garbage(value):  # (_garbage: letters < 60%)
-        return None
+    return text, suffix
+
+
+#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
+_NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
+                             "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
+                             "für", "i", "og", "och", "ve", "a", "&"})
+
+
+def _after_lower_case_words(text: str, start: int, end: int) -> int:
+    """Where the name before a legal form (at `end`) starts, from `start`: after the last
+    lower-case word that is no name particle ("Operated by Kingsley Software Inc.",
+    "Geëxploiteerd door Meijer B.V.": the name starts after "by", "door")."""
+    position = start
+    offset = start
+    for word in text[start:end].split():
+        offset = text.index(word, offset) + len(word)
+        bare = word.strip("().,:;")
+        if bare[:1].islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
+            position = offset
+    while position < end and text[position] == " ":
+        position += 1
+    return position
+
+
+def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
+    """What can never be a name: too short or long, debris (letters under 60%), a document
+    word alone, a phone number, an e-mail address or a web address."""
+    if len(value) < 2 or len(value) > 80 or _garbage(value):
+        return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
-        return None
-    if _RX4.search(folded):
-        return None
-    # a two-letter form ("SE", "AG", "SA") in an address line is a word of the address
-    weak_suffix = suffix is not None and len(suffix.group(0).strip(". ")) <= 2 and bool(
+        return True
+    return bool(_RX4.search(folded))
+
+
+def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
+    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
+    return len(suffix.group(0).strip(". ")) <= 2 and bool(
         _address_words().search(value) or _ADDRESS.search(value))
-    if weak_suffix:
-        suffix = None
+
+
+def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
+            reasons: list[str]) -> float:
+    """What speaks for `value` as the issuer (reasons appended to `reasons`)."""
+    score = 0.0
+    if ctx.sender_line == line.index and seg_no == 0:
+        score += 3.5
+        reasons.append("sender line")
+    elif seg_no > 0:
+        score -= 0.5
     if suffix:
-        if line.index in wanted or (line.index < 15 and line.index not in ctx.body):
-            score += 4.0
-        else:
-            score += 2.0
+        # a legal form weighs most in the letterhead; in the footer, where the operating
+        # company of a brand (a hotel, a shop chain) is named, less than the brand on top
+        near_top = line.index < 15 and line.index not in ctx.body
+        score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
         reasons.append("legal suffix")
         if _name_words(value) == 0:
             score -= 3.0
+    return score + _place_merits(ctx, line, value, reasons) + _text_merits(ctx, value, reasons)
+
+
+def _place_merits(ctx: _Page, line: Line, value: str, reasons: list[str]) -> float:
+    """Letterhead rank, footer, capitals and a kind of business in the letterhead, a
+    registration id nearby."""
+    score = 0.0
     position = ctx.rank.get(line.index)
     if position is not None and position < 6:
         score += 3.0 - 0.5 * position
         reasons.append("letterhead")
-    elif line.index >= n - 10:
+    elif line.index >= len(ctx.doc.lines) - 10:
         score += 1.0
         reasons.append("footer")
     if position is not None and len(value.split()) >= 2 and _all_capitals(value):
         score += 1.0  # receipts and letterheads print the name in capitals
+    folded = fold(value)
     kind = _business_words().search(folded)
     if (position is not None and position < 6 and kind is not None
             and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
@@ -382,6 +458,12 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     if any(abs(line.index - r) <= 2 for r in ctx.reg_lines):
         score += 1.0
         reasons.append("near registration id")
+    return score
+
+
+def _text_merits(ctx: _Page, value: str, reasons: list[str]) -> float:
+    """The name repeated elsewhere in the document, or matching an e-mail or web domain."""
+    score = 0.0
     k = _key(value)
     if len(k) >= 3 and ctx.all_keys.count(k) >= 2:
         score += 1.5
@@ -391,11 +473,17 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
             for d in ctx.domains):
         score += 2.0
         reasons.append("matches e-mail/web domain")
-    if score < MIN_SCORE:
-        return None  # what follows only lowers the score
+    return score
+
+
+def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None,
+                     score: float) -> float:
+    """`score` less what speaks against `value` (tests cheapest first; stops once the score
+    is under MIN_SCORE, since each test only lowers it)."""
     split = value.split()
     words = [w for w in split if w[:1].isalpha()]
-    # penalties, cheapest first: each only lowers the score, so stop once it is too low
+    folded = fold(value)
+    vocab, registration = ctx.vocab, ctx.registration
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
@@ -416,12 +504,10 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     )
     for test, cost in penalties:
         if score < MIN_SCORE:
-            return None
+            return score
         if test():
             score -= cost
-    if score < MIN_SCORE:
-        return None
-    return IssuerCandidate(value, line, score, tuple(reasons))
+    return score
 
 
 def _all_capitals(text: str) -> bool:

@@ -4,9 +4,13 @@
   language, read again in the language its text shows, OSD when the reading is weak, a closer
   second reading for small print or when no date was read (engine/ocr/tesseract.py).
 * "rapidocr": PP-OCR only (engine/ocr/rapid.py); tesseract is not needed at all.
-* "auto" (the default): PP-OCR first; tesseract too, and the better reading kept, only where
-  PP-OCR's reading of the page is weak (little text, or low confidence), or PP-OCR is not
-  installed. The measurements behind this are in docs/engine-ocr.md.
+* "auto" (the default): one tesseract pass first (about a second on an A4 page, and its
+  language packs keep every diacritic); where that reading is not good enough for the fields
+  (mean word confidence under AUTO_TESSERACT_CONFIDENCE, small print, little text, or no date
+  on a first page: receipts and photos, mostly), PP-OCR reads the page, scaled by the word
+  height tesseract measured, and its text is used unless tesseract's scored better; a date
+  only tesseract saw is added. Without PP-OCR installed, tesseract's closer readings as in
+  "tesseract". The measurements behind this are in docs/engine-ocr.md.
 """
 
 from __future__ import annotations
@@ -15,15 +19,12 @@ from PIL import Image
 
 from renamerd.engine.fields.dates import date_lines
 from renamerd.engine.ocr import rapid
-from renamerd.engine.ocr.lines import OcrPage
 from renamerd.engine.ocr.tesseract import OcrReading, OcrSession, OcrUnavailable, PageImage
 from renamerd.engine.types import EngineConfig, UnsupportedDocument
 
 MODES = ("auto", "rapidocr", "tesseract")
-#: a PP-OCR reading under this confidence (0-1, per character) is checked with tesseract
-AUTO_MIN_CONFIDENCE = 0.80
-#: ... and so is one with fewer letters and digits than this
-AUTO_MIN_CHARACTERS = 40
+#: a tesseract reading under this mean word confidence (0-100) is read again by PP-OCR
+AUTO_TESSERACT_CONFIDENCE = 85.0
 
 
 class OcrReader:
@@ -47,6 +48,11 @@ class OcrReader:
         """Tesseract language string(s) used so far ("eng", "eng,deu"), None if none."""
         return self._tesseract.languages if self._tesseract is not None else None
 
+    @property
+    def tesseract_passes(self) -> int:
+        """Tesseract runs made so far (OSD excluded)."""
+        return len(self._tesseract.langs_used) if self._tesseract is not None else 0
+
     def read(self, page: PageImage) -> str:
         """The text of one page (layout kept as lines and blocks).
 
@@ -55,35 +61,40 @@ class OcrReader:
         """
         self._pages_read += 1
         mode = self.config.ocr
-        if mode == "tesseract" or (mode == "auto" and not rapid.available()):
-            return self._tesseract_text(page)
-        if not rapid.available():
-            raise UnsupportedDocument(
-                "engine.ocr is \"rapidocr\" but the rapidocr package is not installed")
-        reading = rapid.read(page.prepared())
-        if mode == "rapidocr" or not self._weak(reading):
+        if mode == "rapidocr":
+            if not rapid.available():
+                raise UnsupportedDocument(
+                    "engine.ocr is \"rapidocr\" but the rapidocr package is not installed")
             self.backends_used.append("rapidocr")
-            return reading.text
-        return self._better_of(reading, page)
-
-    @staticmethod
-    def _weak(reading: OcrPage) -> bool:
-        return (reading.confidence < AUTO_MIN_CONFIDENCE
-                or reading.characters < AUTO_MIN_CHARACTERS)
-
-    def _better_of(self, reading: OcrPage, page: PageImage) -> str:
-        """PP-OCR's reading or tesseract's, whichever read more, more surely."""
+            return rapid.read(page.prepared()).text
+        if mode == "tesseract" or not rapid.available():
+            return self._tesseract_text(page)
         try:
             session = self._session()
-        except UnsupportedDocument:
+        except UnsupportedDocument:  # no tesseract: PP-OCR alone
             self.backends_used.append("rapidocr")
-            return reading.text
-        other = session.read(page)
-        if _tesseract_score(other) > reading.score():
+            return rapid.read(page.prepared()).text
+        first = session.read(page)
+        if not self._needs_second_reader(first):
             self.backends_used.append("tesseract")
-            return self._closer_if_needed(session, page, other)
-        self.backends_used.append("rapidocr")
-        return reading.text
+            return first.text
+        return self._better_of(session, page, first)
+
+    def _needs_second_reader(self, first: OcrReading) -> bool:
+        """Tesseract's first reading is not good enough for the fields (see the docstring)."""
+        return (first.weak or first.small_print
+                or first.confidence < AUTO_TESSERACT_CONFIDENCE
+                or (self._pages_read == 1 and not date_lines(first.text)))
+
+    def _better_of(self, session: OcrSession, page: PageImage, first: OcrReading) -> str:
+        """PP-OCR's reading of the page, unless tesseract's scored better (then tesseract's
+        closer readings, as without PP-OCR); a date only the other one saw is added."""
+        reading = rapid.read(page.prepared(), first.word_height)
+        if reading.score() >= _tesseract_score(first):
+            self.backends_used.append("rapidocr")
+            return with_date_lines(reading.text, first.text)
+        self.backends_used.append("tesseract")
+        return with_date_lines(self._closer_if_needed(session, page, first), reading.text)
 
     def _session(self) -> OcrSession:
         if self._tesseract is None:
