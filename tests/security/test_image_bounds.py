@@ -51,10 +51,10 @@ def _header_patch(width: int) -> Image.Image:
     """An invoice's first lines, drawn black on a transparent background."""
     patch = Image.new("RGBA", (width, 700), (0, 0, 0, 0))
     draw = ImageDraw.Draw(patch)
-    font = ImageFont.truetype(FONT, 90)
+    font = ImageFont.truetype(FONT, 150)
     for row, text in enumerate(["Northwind Traders Ltd", "INVOICE",
                                 "Invoice date: 14 March 2024", "Invoice number: INV-0042"]):
-        draw.text((300, 60 + 150 * row), text, font=font, fill=(0, 0, 0, 255))
+        draw.text((300, 40 + 160 * row), text, font=font, fill=(0, 0, 0, 255))
     return patch
 
 

@@ -38,15 +38,15 @@ from renamerd.engine.ocr.lines import OcrLine, OcrPage
 log = logging.getLogger(__name__)
 
 #: long side (pixels) of the page detected at most
-MAX_SIDE = 2400
+MAX_SIDE = 2000
 #: text height (pixels) the detector finds reliably (lines of ~20 px were missed, ~30 found)
 TARGET_TEXT_PX = 30.0
 #: the page is reduced at most 4x, enlarged at most 2x to bring its text to TARGET_TEXT_PX
 MIN_SCALE, MAX_SCALE = 0.25, 2.0
 #: pixels per detection band (~190 MB of activations per megapixel, plus ~60 MB fixed)
-BAND_PIXELS = 350_000
+BAND_PIXELS = 250_000
 #: rows of overlap between bands (at least the height of a heading line)
-BAND_OVERLAP = 96
+BAND_OVERLAP = 64
 #: engines per process (each one thread): one per core, at most 4
 POOL_SIZE = max(1, min(os.cpu_count() or 1, 4))
 #: lines read with less confidence than this are dropped (RapidOCR's own default)
@@ -63,6 +63,7 @@ _PARAMS: dict[str, Any] = {
     "Global.log_level": "error",
     "Global.text_score": 0.0,  # every box comes back; we filter (and count the rejects)
     "Global.max_side_len": MAX_SIDE,
+    "Global.use_vertical_padding": False,  # (it would pad a wide band to 1/8 of its width)
     "Det.limit_type": "max",  # detect at the size given (bands are at most MAX_SIDE wide)
     "Det.limit_side_len": MAX_SIDE,
     "Global.use_cls": False,  # orientation is found per page (see above)
@@ -172,7 +173,7 @@ def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
 
 def _read_bands(engine: Any, page: Image.Image) -> list[OcrLine]:
     """Every line of `page`, read band by band (see the module docstring)."""
-    rows = max(BAND_PIXELS // max(page.width, 1), 3 * BAND_OVERLAP)
+    rows = max(BAND_PIXELS // max(page.width, 1), 2 * BAND_OVERLAP)
     if rows >= page.height:
         return _run(engine, page)
     step = rows - BAND_OVERLAP
