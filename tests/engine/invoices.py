@@ -34,12 +34,14 @@ LAYOUTS = ("classic", "window", "brand", "table")
 BRANDS = ("Hotel Aurora", "Café Lindenhof", "Casa Verde", "Nordlys Hotel", "Bistro Centrale",
           "Grand Hôtel du Lac", "Hotel Złota Róża", "Pension Zlatý Lev", "Seaside Inn",
           "Restaurante El Faro", "Ravintola Kaisla", "Otel Deniz Yıldızı")
-SELLER_TITLES = {"en": ("Seller", "Buyer", "Ship to"), "de": ("Verkäufer", "Käufer", "Lieferadresse"),
+SELLER_TITLES = {"en": ("Seller", "Buyer", "Ship to"),
+                 "de": ("Verkäufer", "Käufer", "Lieferadresse"),
                  "fr": ("Vendeur", "Acheteur", "Livrer à"), "es": ("Vendedor", "Comprador", "Enviar a"),
                  "it": ("Venditore", "Acquirente", "Spedire a"), "nl": ("Verkoper", "Koper", "Afleveradres"),
                  "pl": ("Sprzedawca", "Nabywca", "Odbiorca"), "cs": ("Dodavatel", "Odběratel", "Příjemce"),
                  "sv": ("Säljare", "Köpare", "Leveransadress"), "da": ("Sælger", "Køber", "Leveringsadresse"),
-                 "pt": ("Fornecedor", "Cliente", "Local de entrega"), "fi": ("Myyjä", "Ostaja", "Toimitusosoite"),
+                 "pt": ("Fornecedor", "Cliente", "Local de entrega"),
+                 "fi": ("Myyjä", "Ostaja", "Toimitusosoite"),
                  "no": ("Selger", "Kjøper", "Leveringsadresse"), "tr": ("Satıcı", "Alıcı", "Teslimat adresi")}
 OPERATED = {"en": "Operated by", "de": "Betrieben von", "fr": "Exploité par", "es": "Gestionado por",
             "it": "Gestito da", "nl": "Geëxploiteerd door", "pl": "Prowadzone przez",
@@ -107,8 +109,8 @@ def _items(rnd: random.Random, code: str, y: float) -> tuple[list[TextAt], float
         out.append(TextAt(120, y, str(rnd.randint(1, 20)), 9))
         out.append(TextAt(150, y, f"{rnd.randint(10, 9999)},{rnd.randint(0, 99):02d}", 9))
     y += 10
-    out.append(TextAt(120, y, f"{lang['total']}: {rnd.randint(100, 99999)},{rnd.randint(0, 99):02d} {lang['cur']}",
-                      10, True))
+    total = f"{rnd.randint(100, 99999)},{rnd.randint(0, 99):02d} {lang['cur']}"
+    out.append(TextAt(120, y, f"{lang['total']}: {total}", 10, True))
     return out, y + 8
 
 
@@ -123,7 +125,8 @@ def _invoice(idx: int, code: str, layout: str, rnd: random.Random) -> Invoice:
     lang = L[code]
     p = _parties(rnd, code)
     date = dt.date(2023, 1, 1) + dt.timedelta(days=rnd.randint(0, 800))
-    number = f"{rnd.choice(['INV', 'RE', 'F', 'FV', ''])}{date.year}{rnd.choice(['-', '/', ''])}{rnd.randint(1, 99999):05d}"
+    prefix, sep = rnd.choice(["INV", "RE", "F", "FV", ""]), rnd.choice(["-", "/", ""])
+    number = f"{prefix}{date.year}{sep}{rnd.randint(1, 99999):05d}"
     seller_t, buyer_t, ship_t = SELLER_TITLES[code]
     title = lang["titles"]["invoice"]
     issuer, alternatives = p["seller"], []
@@ -131,7 +134,9 @@ def _invoice(idx: int, code: str, layout: str, rnd: random.Random) -> Invoice:
     meta = _meta(rnd, code, date, number)
     if layout == "classic":
         lines += [TextAt(20, 18, p["seller"], 17, True), TextAt(20, 26, p["street"], 9),
-                  TextAt(20, 30, p["city"], 9), TextAt(20, 34, f"Tel. +{rnd.randint(30, 49)} {rnd.randint(100, 999)} {rnd.randint(10000, 99999)}", 9),
+                  TextAt(20, 30, p["city"], 9),
+                  TextAt(20, 34, f"Tel. +{rnd.randint(30, 49)} {rnd.randint(100, 999)} "
+                                 f"{rnd.randint(10000, 99999)}", 9),
                   TextAt(130, 18, title, 18, True)]
         lines += [TextAt(130, 28 + 5 * i, m, 9) for i, m in enumerate(meta)]
         lines += [TextAt(20, 62, f"{lang['recipient']}:", 9, True), TextAt(20, 67, p["buyer"], 10),
