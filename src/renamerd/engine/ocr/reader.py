@@ -5,7 +5,8 @@
   second reading for small print or when no date was read (engine/ocr/tesseract.py).
 * "rapidocr": PP-OCR only (engine/ocr/rapid.py); tesseract is not needed at all.
 * "auto" (the default): one tesseract pass first (about a second on an A4 page, and its
-  language packs keep every diacritic); where that reading is not good enough for the fields
+  language packs keep every diacritic; read again with the pack of the language the text shows
+  when that is another one); where that reading is not good enough for the fields
   (mean word confidence under AUTO_TESSERACT_CONFIDENCE, small print, little text, or no date
   on a first page: receipts and photos, mostly), PP-OCR reads the page, scaled by the word
   height tesseract measured, and its text is used unless tesseract's scored better; a date
@@ -18,8 +19,16 @@ from __future__ import annotations
 from PIL import Image
 
 from renamerd.engine.fields.dates import date_lines
+from renamerd.engine.language import detect as detect_language
+from renamerd.engine.lexicon import fold
 from renamerd.engine.ocr import rapid
-from renamerd.engine.ocr.tesseract import OcrReading, OcrSession, OcrUnavailable, PageImage
+from renamerd.engine.ocr.tesseract import (
+    LEXICON_LANGUAGES,
+    OcrReading,
+    OcrSession,
+    OcrUnavailable,
+    PageImage,
+)
 from renamerd.engine.types import EngineConfig, UnsupportedDocument
 
 MODES = ("auto", "rapidocr", "tesseract")
@@ -74,11 +83,23 @@ class OcrReader:
         except UnsupportedDocument:  # no tesseract: PP-OCR alone
             self.backends_used.append("rapidocr")
             return rapid.read(page.prepared()).text
-        first = session.read(page)
+        first = self._in_document_language(session, page, session.read(page))
         if not self._needs_second_reader(first):
             self.backends_used.append("tesseract")
             return first.text
         return self._better_of(session, page, first)
+
+    @staticmethod
+    def _in_document_language(session: OcrSession, page: PageImage,
+                              first: OcrReading) -> OcrReading:
+        """`first`, or the page read again with the language pack of the language the
+        extractors see in its text, when tesseract read it with another one (its own
+        stopword guess needs more words): "Krüger", not "Kruger"."""
+        language, _scores = detect_language(fold(first.text))
+        code = LEXICON_LANGUAGES.get(language or "")
+        if code is None or code == first.lang or code not in session.candidates:
+            return first
+        return session.read_in(page, code, first)
 
     def _needs_second_reader(self, first: OcrReading) -> bool:
         """Tesseract's first reading is not good enough for the fields (see the docstring)."""

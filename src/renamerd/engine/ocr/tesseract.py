@@ -216,6 +216,16 @@ class OcrSession:
                     reading = again
         return reading
 
+    def read_in(self, page: PageImage, lang: str, first: OcrReading) -> OcrReading:
+        """Read a page already read as `first` again in language `lang` (upright as `first`);
+        the better of the two is kept, and `lang` becomes the document's language when its
+        reading is kept. Raises UnreadableDocument on a timeout or failure."""
+        again = self._run(page.upright(first.rotation), lang, first.rotation)
+        if again.score() >= first.score() * 0.8:
+            self.lang = lang
+            return again
+        return first
+
     def read_closer(self, image: PageImage, first: OcrReading,
                     psm: str | None = None) -> OcrReading:
         """A second, closer reading of a page already read as `first`: upright as `first`,
