@@ -126,7 +126,8 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
             skip.add(line.index)
             rest = line.folded[m.end():].strip(" :")
             block_from(line.index if rest else line.index + 1)
-    for line in doc.lines[:14]:
+    # (a sender line sits above the address window: in the top half, never in the footer)
+    for line in doc.lines[:min(14, len(doc.lines) // 2)]:
         if (len(_SEGMENT.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
                 and len(line.text) < 130 and line.index not in skip):
             sender_line = line.index
@@ -428,7 +429,8 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
     if suffix:
         # a legal form weighs most in the letterhead; in the footer, where the operating
         # company of a brand (a hotel, a shop chain) is named, less than the brand on top
-        near_top = line.index < 15 and line.index not in ctx.body
+        near_top = line.index < 15 and line.index not in ctx.body and (
+            ctx.rank.get(line.index, 99) < 6 or line.index < len(ctx.doc.lines) - 10)
         score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
         reasons.append("legal suffix")
         if _name_words(value) == 0:
