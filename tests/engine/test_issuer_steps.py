@@ -81,3 +81,17 @@ def test_the_customer_in_a_bill_to_block_is_kept_apart_from_the_seller() -> None
             "Invoice number: INV-7\nInvoice date: 14 March 2024\nBill to:\nFabrikam Holdings PLC\n"
             "5 Market Road\nLeeds LS1 4AB\nTotal: £100.00")
     assert extract([text]).values["issuer"] == "Northwind Traders Ltd"
+
+
+def test_a_name_wrapped_inside_brackets_is_joined_with_the_line_below() -> None:
+    text = ("AIK HUAT HARDWARE ENTERPRISE (SETIA\nALAM) SDN BHD\n822737-X\nNO. 17-G, JALAN SETIA\n"
+            "SEKSYEN U13, 40170 SHAH ALAM\nTOTAL 15.00\nCASH 15.00")
+    assert extract([text]).values["issuer"] == (
+        "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD")
+
+
+def test_lines_of_the_address_block_under_the_name_are_no_letterhead() -> None:
+    text = ("FUYIMINIMARKET\nBR No.:0195932-X\nNO 43-45-47G,\nTAMAN SEJATI\nIJOK, 45600 BESTARI JAYA,\n"
+            "KUALA SELANGOR\n03-3279 1851.\nGST No.:001601310720\n25/01/2018 1:22:56PM\n"
+            "TAX INVOICE\nTOTAL 9.00\nCASH 50.00\nCHANGE 41.00")
+    assert extract([text]).values["issuer"] == "FUYIMINIMARKET"

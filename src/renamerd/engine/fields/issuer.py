@@ -292,6 +292,9 @@ class _Page:
     rank: dict[int, int]
     registration: re.Pattern[str]
     body: set[int]
+    #: the first letterhead line that is an address or a phone (lines below it in the
+    #: letterhead are the address block, unless they carry a legal form)
+    address_from: int | None = None
     fixed: dict[int, str] = field(default_factory=dict)
 
     def fixed_line(self, index: int) -> str:
@@ -323,7 +326,10 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         return None
     if suffix is not None and _weak_suffix(suffix, value):
         suffix = None
-    score = _merits(ctx, line, value, suffix, seg_no, reasons)
+    first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
+    score = _merits(ctx, first, value, suffix, seg_no, reasons)
+    if _unclosed(cut) and "(" not in value:
+        score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
         return None  # what follows only lowers the score
     score = _after_penalties(ctx, value, text, suffix, score)
@@ -357,13 +363,17 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
         start = _after_lower_case_words(text, start, suffix.start())
         text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
+        if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
+                and _unclosed(prev.text) and text.count(")") > text.count("(")):
+            reasons.append(_CONTINUED)  # "ACME ENTERPRISE (SETIA" / "ALAM) SDN BHD"
+            return f"{prev.text} {text}", suffix
         short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
         short = short or not _RX0.search(_business_words().sub(" ", fold(text[:suffix.start()])))
         if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
                 and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)):
             text = f"{prev.text} {text}"
-            reasons.append("name continues from the line above")
+            reasons.append(_CONTINUED)
         return text, suffix
     if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
         nxt = doc.lines[line.index + 1]
@@ -398,6 +408,15 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
     while position < end and text[position] == " ":
         position += 1
     return position
+
+
+_CONTINUED = "name continues from the line above"
+_BRACKETED = re.compile(r"\([^()]*\)")
+
+
+def _unclosed(text: str) -> bool:
+    """`text` opens a bracket it does not close."""
+    return text.count("(") > text.count(")")
 
 
 def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
@@ -435,14 +454,20 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
         reasons.append("legal suffix")
         if _name_words(value) == 0:
             score -= 3.0
-    return score + _place_merits(ctx, line, value, reasons) + _text_merits(ctx, value, reasons)
+    return (score + _place_merits(ctx, line, value, suffix is not None, reasons)
+            + _text_merits(ctx, value, reasons))
 
 
-def _place_merits(ctx: _Page, line: Line, value: str, reasons: list[str]) -> float:
-    """Letterhead rank, footer, capitals and a kind of business in the letterhead, a
-    registration id nearby."""
+def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
+                  reasons: list[str]) -> float:
+    """Letterhead rank (not for the address block under the name, unless with a legal
+    form), footer, capitals and a kind of business in the letterhead, a registration id
+    nearby."""
     score = 0.0
     position = ctx.rank.get(line.index)
+    if (position is not None and not legal_form and ctx.address_from is not None
+            and line.index > ctx.address_from):
+        position = None
     if position is not None and position < 6:
         score += 3.0 - 0.5 * position
         reasons.append("letterhead")
@@ -489,7 +514,8 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
-        (lambda: len(split) > 7, 2.0),
+        # (a branch in brackets, "(SETIA ALAM)", is no sentence)
+        (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
         (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
         # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
         (lambda: not suffix and text.rstrip().endswith(","), 1.0),
@@ -525,6 +551,19 @@ def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
             and vocab.search(text) is not None and line.text.upper() == line.text)
 
 
+def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
+    """The first letterhead line after the first one that is an address or a phone number
+    (a street, a postcode, an address word) without a legal form: where the letterhead's
+    address block starts. None when there is none."""
+    for index in sorted(rank)[1:]:
+        text = doc.lines[index].text
+        if legal_suffix(text) is None and (
+                _ADDRESS.search(text) or _POSTCODE.search(text) or _PHONE.search(text)
+                or _address_words().search(text)):
+            return index
+    return None
+
+
 def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     """Scored issuer candidates, best first. Pure; a few ms on a page of text."""
     if not doc.lines:
@@ -551,7 +590,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
-                registration, body)
+                registration, body, _address_start(doc, rank))
     for line in doc.lines:
         if line.index in skip:
             continue
