@@ -14,7 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.fields.names import (
+    address_words,
+    all_capitals,
+    business_words,
+    clean_name,
+    fix_ocr_suffixes,
+    garbage,
+    legal_suffix,
+    letters_ratio,
+    name_words,
+    strip_debris,
+)
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]{3,}")
@@ -27,9 +39,6 @@ _RX1D = re.compile(r"\d")
 _RX7 = re.compile(r"[(\[{][^()\[\]{}]*\d[^()\[\]{}]*[)\]}]")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
-_INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
-                "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
-                "berhad", "limited", "corporation"}
 #: (the address part starts where its run of characters starts: without the lookbehind, every
 #: offset inside a long word would be tried, each scanning to the word's end)
 _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b",
@@ -64,25 +73,6 @@ class IssuerCandidate:
     line: Line
     score: float
     reasons: tuple[str, ...]
-
-
-@functools.cache
-def _suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    suffixes = common()["legal_suffixes"]
-    strict = {s for s in suffixes if s.lower() not in _INSENSITIVE}
-    loose = {s.lower() for s in suffixes if s.lower() in _INSENSITIVE}
-    return re.compile(alternation(strict, exact=True)), re.compile(alternation(loose, exact=True),
-                                                                    re.I)
-
-
-@functools.lru_cache(maxsize=4096)
-def legal_suffix(text: str) -> re.Match[str] | None:
-    """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
-    strict, loose = _suffix_patterns()
-    found = [m for p in (strict, loose) for m in p.finditer(text)]
-    if not found:
-        return None
-    return max(found, key=lambda m: (m.end(), m.end() - m.start()))
 
 
 @functools.cache
@@ -136,123 +126,15 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
     return skip, sender_line
 
 
-@functools.cache
-def _ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """OCR misreadings of legal forms ("SON BHD", "5DN BHD", "$/B"), from common.json."""
-    return tuple((re.compile(pattern), repl)
-                 for pattern, repl in common()["ocr_suffix_fixes"])
-
-
-#: a lookbehind assertion at the start of a pattern's source
-_LEADING_LOOKBEHIND = re.compile(r"^\(\?<[!=](?:\[[^\]]*\]|\\.|[^()\\])*\)")
-
-
-@functools.cache
-def _any_ocr_fix() -> re.Pattern[str]:
-    """One pattern matching (at least) wherever any of the fixes would, to skip lines that
-    need none (most) with one search. Each fix's leading lookbehind is dropped (a weaker
-    pattern, so never a missed fix): then every branch starts with a literal or a character
-    class and `re` scans for those characters instead of trying each branch at each offset."""
-    parts = []
-    for pattern, _repl in common()["ocr_suffix_fixes"]:
-        flags = ""
-        if pattern.startswith("(?i)"):
-            pattern, flags = pattern[4:], "i"
-        parts.append(f"(?{flags}:{_LEADING_LOOKBEHIND.sub('', pattern)})")
-    return re.compile("|".join(parts))
-
-
-#: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
-_INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
-_INITIAL_LETTERS = str.maketrans("1058", "IOSB")
-_INITIALS_HINT = re.compile(r"[A-Z0-9]\.[A-Z0-9]\.")  # what every match holds, found faster
-
-
-def fix_ocr_suffixes(text: str) -> str:
-    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD"), and
-    digits inside initials that hold a letter read as the letters they resemble
-    ("MR O.1.Y." -> "MR O.I.Y."). Pure."""
-    if _any_ocr_fix().search(text):
-        for pattern, repl in _ocr_fixes():
-            text = pattern.sub(repl, text)
-    if "." in text and _INITIALS_HINT.search(text):
-        text = _INITIALS.sub(
-            lambda m: m.group(0).translate(_INITIAL_LETTERS)
-            if any(ch.isalpha() for ch in m.group(0)) else m.group(0), text)
-    return text
-
-
-@functools.cache
-def _business_words() -> re.Pattern[str]:
-    """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
-    return re.compile(alternation(common()["business_words"]))
-
-
-@functools.cache
-def _address_words() -> re.Pattern[str]:
-    return re.compile(alternation(common()["address_words"]), re.I)
-
-
-def _name_words(text: str) -> int:
-    """Words of `text` that are neither legal-form words nor short bracketed codes."""
-    count = 0
-    for w in text.split():
-        bare = w.strip("().,")
-        match = legal_suffix(w)
-        if len(bare) < 2 or (match is not None and match.group(0) == w):
-            continue
-        if w.startswith("(") and len(bare) <= 3:
-            continue
-        count += 1
-    return count
-
-
 def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     text = line.text
     words = [w for w in text.split() if w[:1].isalpha()]
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
-    return (_letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
+    return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
             and not vocab.search(line.folded) and not _ADDRESS.search(text)
-            and not _address_words().search(text) and not _POSTCODE.search(text)
+            and not address_words().search(text) and not _POSTCODE.search(text)
             and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
-
-
-def _garbage(text: str) -> bool:
-    """OCR debris: too few letters (under four, or under 60% of the non-blank characters), or
-    no word of three letters or more."""
-    letters = sum(map(str.isalpha, text))
-    if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
-        return True
-    return sum(map(len, _RX0.findall(text))) < 5
-
-
-def _clean(value: str) -> str:
-    label = _LABEL_PREFIX.match(value)
-    if label:
-        value = value[label.end():]
-    if "  " in value or not value.isprintable():  # else its only blanks are single spaces
-        value = _RX1.sub(" ", value)
-    value = value.strip(" \t,;:-–·|•*#_~\"'")
-    return value[:100].strip()
-
-
-def _strip_debris(value: str) -> str:
-    """`value` without OCR debris at its end when it is written in capitals: specks beside a
-    letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
-    words = value.split()
-    end = len(words)
-    while end > 2 and (not any(ch.isalnum() for ch in words[end - 1])
-                       or (len(words[end - 1]) <= 2 and words[end - 1].islower())):
-        end -= 1
-    if end == len(words) or not _all_capitals(" ".join(words[:end])):
-        return value
-    return " ".join(words[:end]).rstrip(" ,;:-")
-
-
-def _letters_ratio(text: str) -> float:
-    letters = sum(map(str.isalpha, text))
-    return letters / max(len(text) - text.count(" "), 1)
 
 
 def _domains(doc: Doc) -> list[str]:
@@ -321,7 +203,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         return None
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
-    value = _strip_debris(_clean(text if suffix else _SEPARATORS.split(text)[0]))
+    value = strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0]))
     if _vetoed(value, ctx.vocab):
         return None
     if suffix is not None and _weak_suffix(suffix, value):
@@ -369,8 +251,8 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
             return f"{prev.text} {text}", suffix
         short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
-        short = short or not _RX0.search(_business_words().sub(" ", fold(text[:suffix.start()])))
-        if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
+        short = short or not _RX0.search(business_words().sub(" ", fold(text[:suffix.start()])))
+        if (seg_no == 0 and (name_words(text) <= 1 or short) and prev is not None
                 and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)):
             text = f"{prev.text} {text}"
             reasons.append(_CONTINUED)
@@ -422,7 +304,7 @@ def _unclosed(text: str) -> bool:
 def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address."""
-    if len(value) < 2 or len(value) > 80 or _garbage(value):
+    if len(value) < 2 or len(value) > 80 or garbage(value):
         return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
@@ -433,7 +315,7 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
     """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
     return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        _address_words().search(value) or _ADDRESS.search(value))
+        address_words().search(value) or _ADDRESS.search(value))
 
 
 def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
@@ -452,7 +334,7 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
             ctx.rank.get(line.index, 99) < 6 or line.index < len(ctx.doc.lines) - 10)
         score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
         reasons.append("legal suffix")
-        if _name_words(value) == 0:
+        if name_words(value) == 0:
             score -= 3.0
     return (score + _place_merits(ctx, line, value, suffix is not None, reasons)
             + _text_merits(ctx, value, reasons))
@@ -474,12 +356,12 @@ def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
     elif line.index >= len(ctx.doc.lines) - 10:
         score += 1.0
         reasons.append("footer")
-    if position is not None and len(value.split()) >= 2 and _all_capitals(value):
+    if position is not None and len(value.split()) >= 2 and all_capitals(value):
         score += 1.0  # receipts and letterheads print the name in capitals
     folded = fold(value)
-    kind = _business_words().search(folded)
+    kind = business_words().search(folded)
     if (position is not None and position < 6 and kind is not None
-            and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
+            and _RX0.search(business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
     if any(abs(line.index - r) <= 2 for r in ctx.reg_lines):
@@ -527,7 +409,7 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         # an amount or a "label : value" pair
         (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
         (lambda: _ADDRESS.search(value) or (not suffix and (
-            _POSTCODE.search(value) or _address_words().search(value))), 3.0),
+            _POSTCODE.search(value) or address_words().search(value))), 3.0),
         (lambda: _BANKISH.search(value), 4.0),
     )
     for test, cost in penalties:
@@ -536,12 +418,6 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         if test():
             score -= cost
     return score
-
-
-def _all_capitals(text: str) -> bool:
-    """Every letter of `text` is a capital (and it has one)."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and all(ch.isupper() for ch in letters)
 
 
 def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
@@ -559,7 +435,7 @@ def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
         text = doc.lines[index].text
         if legal_suffix(text) is None and (
                 _ADDRESS.search(text) or _POSTCODE.search(text) or _PHONE.search(text)
-                or _address_words().search(text)):
+                or address_words().search(text)):
             return index
     return None
 
@@ -586,7 +462,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        if ln.index not in skip and not _garbage(_RX7.sub(" ", ln.text)):
+        if ln.index not in skip and not garbage(_RX7.sub(" ", ln.text)):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
