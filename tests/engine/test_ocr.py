@@ -130,3 +130,19 @@ def test_rapidocr_mode_never_runs_tesseract(monkeypatch: pytest.MonkeyPatch) -> 
     doc = open_text(dm.make_scan(INVOICE), EngineConfig(ocr="rapidocr"))
     assert "Northwind" in doc.page(0)
     assert doc.ocr_backends == ["rapidocr"] and doc.ocr_languages is None
+
+
+RECEIPT = [dm.TextAt(8, 10, "99 SPEED MART S/B", 14, bold=True),
+           dm.TextAt(8, 18, "LOT 12, JALAN KLANG", 9), dm.TextAt(8, 24, "DATE: 24-01-2018 10:43", 9),
+           dm.TextAt(8, 30, "GARBAGE BAG 2 RM2.50", 9), dm.TextAt(8, 36, "TOTAL RM 2.50", 9),
+           dm.TextAt(8, 42, "CASH RM 5.00  CHANGE RM 2.50", 9)]
+
+
+@pytest.mark.slow
+def test_auto_reads_a_till_roll_with_pp_ocr_first() -> None:
+    """A receipt-shaped page (much longer than wide) goes to PP-OCR without a tesseract pass."""
+    page = dm.render_page(RECEIPT, dpi=200).crop((0, 0, 700, 1300))
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: page))
+    assert reader.backends_used == ["rapidocr"] and reader.tesseract_passes == 0
+    assert "99 SPEED MART S/B" in text and "24-01-2018" in text

@@ -76,7 +76,7 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
     return re.compile(alternation(set(kinds))), kinds
 
 
-def _till_cues(doc: Doc) -> set[str]:
+def till_cues(doc: Doc) -> set[str]:
     """Point-of-sale words found ("cashier", "change"...), and "time of day" for a clock time."""
     cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
     if ":" in doc.folded and _TIME.search(doc.folded):
@@ -116,7 +116,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     if not scores:
         return TypeGuess("other", 0.0, {}, "")
     # (looked for only when they could matter)
-    cues = _till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
+    cues = till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
     if len(cues) >= 3:
         # a till slip titled "tax invoice" (cashier, cash, change, time...) is a receipt
         scores["receipt"] = scores.get("invoice", 0) + 1.0

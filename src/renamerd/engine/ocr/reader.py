@@ -10,7 +10,11 @@
   (mean word confidence under AUTO_TESSERACT_CONFIDENCE, small print, little text, or no date
   on a first page: receipts and photos, mostly), PP-OCR reads the page, scaled by the word
   height tesseract measured, and its text is used unless tesseract's scored better; a date
-  only tesseract saw is added. Without PP-OCR installed, tesseract's closer readings as in
+  only tesseract saw is added. Receipts go to PP-OCR too (three point-of-sale cues in
+  tesseract's text), and a page shaped like a till roll (short side under 0.6 of the long one)
+  is read by PP-OCR first, tesseract only where PP-OCR's reading is weak: on real receipts
+  PP-OCR's text holds the shop's name and the date far more often (docs/engine-ocr.md).
+  Without PP-OCR installed, tesseract's closer readings as in
   "tesseract". The measurements behind this are in docs/engine-ocr.md.
 """
 
@@ -19,6 +23,8 @@ from __future__ import annotations
 from PIL import Image
 
 from renamerd.engine.fields.dates import date_lines
+from renamerd.engine.fields.doctype import till_cues
+from renamerd.engine.fields.document import Doc
 from renamerd.engine.language import detect as detect_language
 from renamerd.engine.lexicon import fold
 from renamerd.engine.ocr import rapid
@@ -34,6 +40,12 @@ from renamerd.engine.types import EngineConfig, UnsupportedDocument
 MODES = ("auto", "rapidocr", "tesseract")
 #: a tesseract reading under this mean word confidence (0-100) is read again by PP-OCR
 AUTO_TESSERACT_CONFIDENCE = 85.0
+#: ... and so is one with this many point-of-sale cues (cashier, change, a time...): a receipt
+TILL_CUES = 3
+#: a page narrower than this (short side / long side; A4 is 0.71) is a till roll: PP-OCR first
+NARROW_RATIO = 0.6
+#: PP-OCR's reading of a narrow page is kept without tesseract at this confidence (0-1)
+AUTO_RAPID_CONFIDENCE = 0.80
 
 
 class OcrReader:
@@ -83,6 +95,8 @@ class OcrReader:
         except UnsupportedDocument:  # no tesseract: PP-OCR alone
             self.backends_used.append("rapidocr")
             return rapid.read(page.prepared()).text
+        if _narrow(page):
+            return self._pp_ocr_first(session, page)
         first = self._in_document_language(session, page, session.read(page))
         if not self._needs_second_reader(first):
             self.backends_used.append("tesseract")
@@ -105,7 +119,22 @@ class OcrReader:
         """Tesseract's first reading is not good enough for the fields (see the docstring)."""
         return (first.weak or first.small_print
                 or first.confidence < AUTO_TESSERACT_CONFIDENCE
-                or (self._pages_read == 1 and not date_lines(first.text)))
+                or (self._pages_read == 1 and not date_lines(first.text))
+                or len(till_cues(Doc.from_pages([first.text]))) >= TILL_CUES)
+
+    def _pp_ocr_first(self, session: OcrSession, page: PageImage) -> str:
+        """A receipt-shaped page: PP-OCR's reading, unless it is weak and tesseract's scores
+        better."""
+        reading = rapid.read(page.prepared())
+        if reading.confidence >= AUTO_RAPID_CONFIDENCE and reading.characters >= 40:
+            self.backends_used.append("rapidocr")
+            return reading.text
+        first = session.read(page)
+        if reading.score() >= _tesseract_score(first):
+            self.backends_used.append("rapidocr")
+            return with_date_lines(reading.text, first.text)
+        self.backends_used.append("tesseract")
+        return with_date_lines(self._closer_if_needed(session, page, first), reading.text)
 
     def _better_of(self, session: OcrSession, page: PageImage, first: OcrReading) -> str:
         """PP-OCR's reading of the page, unless tesseract's scored better (then tesseract's
@@ -166,6 +195,12 @@ def with_date_lines(text: str, other: str) -> str:
         return text
     found = date_lines(other)
     return text + "\n\n" + "\n".join(found) if found else text
+
+
+def _narrow(page: PageImage) -> bool:
+    """The page is shaped like a till roll (a receipt): much longer than wide."""
+    width, height = page.prepared().size
+    return min(width, height) < NARROW_RATIO * max(width, height)
 
 
 def page_of(image: Image.Image | PageImage) -> PageImage:
