@@ -8,7 +8,9 @@ the line classifier, with the models shipped inside the wheel (nothing is downlo
   the page is detected in horizontal bands of at most BAND_PIXELS pixels that overlap by a few
   lines; a line cut by a band's edge is taken from the neighbouring band, where it is whole,
   and a line seen whole in two bands is kept once (by which side of the overlap's middle its
-  centre lies). Each band becomes a 3-channel array only while it is read.
+  centre lies). Each band becomes a 3-channel array only while it is read. Every line is then
+  recognised once, cropped from the whole page (recognition costs more than detection: lines
+  in the overlaps are not read twice).
 * Threads: each engine runs ONNX Runtime with one intra-op and one inter-op thread, and at most
   `POOL_SIZE` engines (one per core) exist per process, shared by the threads that OCR: the
   engine renames several documents at once on few cores, so parallelism comes from documents,
@@ -172,27 +174,86 @@ def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
 
 
 def _read_bands(engine: Any, page: Image.Image) -> list[OcrLine]:
-    """Every line of `page`, read band by band (see the module docstring)."""
+    """Every line of `page` (confident or not): detected band by band, each line then
+    recognised once, from the whole page (see the module docstring)."""
+    lines = []
+    for quad in _detect(engine, page):
+        text, score = _recognise_line(engine, _crop(page, quad))
+        if text.strip():
+            lines.append(_line(quad, text, score))
+    return lines
+
+
+Quad = list[tuple[float, float]]
+
+
+def _detect(engine: Any, page: Image.Image) -> list[Quad]:
+    """Text boxes (four corners, page pixels) of `page`, detected in bands across the page;
+    where most boxes were cut by the bands' edges (a sideways page: its lines run down the
+    bands), in bands down the page instead."""
+    quads, cut = _detect_across(engine, page)
+    if cut <= len(quads):
+        return quads
+    turned, turned_cut = _detect_across(engine, page.transpose(Image.Transpose.ROTATE_90))
+    if len(turned) <= len(quads):
+        return quads
+    # (ROTATE_90 is counter-clockwise: a point (x, y) of the turned page is (W - y, x) here)
+    return [[(page.width - y, x) for x, y in quad] for quad in turned]
+
+
+def _detect_across(engine: Any, page: Image.Image) -> tuple[list[Quad], int]:
+    """(boxes kept, boxes dropped because a band's edge cut them)."""
     rows = max(BAND_PIXELS // max(page.width, 1), 2 * BAND_OVERLAP)
     if rows >= page.height:
-        return _run(engine, page)
-    step = rows - BAND_OVERLAP
-    out: list[OcrLine] = []
+        return _detect_in(engine, page, 0), 0
+    quads: list[Quad] = []
+    cut = 0
     top = 0
     while True:
         bottom = min(top + rows, page.height)
         upper_cut = top + BAND_OVERLAP / 2 if top > 0 else float("-inf")
         lower_cut = bottom - BAND_OVERLAP / 2 if bottom < page.height else float("inf")
-        for line in _run(engine, page.crop((0, top, page.width, bottom))):
-            x0, y0, x1, y1 = line.box
-            centre = top + (y0 + y1) / 2
-            touches = (top > 0 and y0 <= 1) or (bottom < page.height and y1 >= bottom - top - 1)
-            if upper_cut <= centre < lower_cut and not touches:
-                out.append(OcrLine(line.text, (x0, y0 + top, x1, y1 + top), line.confidence,
-                                   line.angle))
+        for quad in _detect_in(engine, page.crop((0, top, page.width, bottom)), top):
+            y0, y1 = min(y for _x, y in quad), max(y for _x, y in quad)
+            if (top > 0 and y0 <= top + 1) or (bottom < page.height and y1 >= bottom - 1):
+                cut += 1
+            elif upper_cut <= (y0 + y1) / 2 < lower_cut:
+                quads.append(quad)
         if bottom >= page.height:
-            return out
-        top += step
+            return quads, cut
+        top += rows - BAND_OVERLAP
+
+
+def _detect_in(engine: Any, image: Image.Image, top: int) -> list[Quad]:
+    """Detection only, on `image`; corners moved down by `top` rows."""
+    # (every flag given: RapidOCR keeps the flags of the previous call as its new defaults)
+    out = engine(_as_array(image), use_det=True, use_cls=False, use_rec=False)
+    boxes = getattr(out, "boxes", None)
+    if boxes is None:
+        return []
+    return [[(float(x), float(y) + top) for x, y in quad] for quad in boxes]
+
+
+def _crop(page: Image.Image, quad: Quad) -> Image.Image:
+    """The line inside `quad` (top-left, top-right, bottom-right, bottom-left), straightened;
+    a tall one turned a quarter counter-clockwise, as RapidOCR does."""
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad
+    width = max(math.dist((ax, ay), (bx, by)), math.dist((dx, dy), (cx, cy)))
+    height = max(math.dist((ax, ay), (dx, dy)), math.dist((bx, by), (cx, cy)))
+    size = (max(1, round(width)), max(1, round(height)))
+    crop = page.transform(size, Image.Transform.QUAD, (ax, ay, dx, dy, cx, cy, bx, by),
+                          Image.Resampling.BICUBIC)
+    return crop.rotate(90, expand=True) if size[1] >= 1.5 * size[0] else crop
+
+
+def _recognise_line(engine: Any, crop: Image.Image) -> tuple[str, float]:
+    """Recognition only, of one line image: (text, confidence)."""
+    out = engine(_as_array(crop), use_det=False, use_cls=False, use_rec=True)
+    texts: tuple[Any, ...] = tuple(getattr(out, "txts", None) or ())
+    scores: tuple[Any, ...] = tuple(getattr(out, "scores", None) or ())
+    if not texts or not scores:
+        return "", 0.0
+    return str(texts[0]), float(scores[0])
 
 
 def _as_array(image: Image.Image) -> Any:
@@ -200,16 +261,6 @@ def _as_array(image: Image.Image) -> Any:
 
     grey = np.asarray(image.convert("L") if image.mode != "L" else image)
     return np.repeat(grey[:, :, None], 3, axis=2)
-
-
-def _run(engine: Any, image: Image.Image) -> list[OcrLine]:
-    """Every detected line (confident or not) of `image` as it is."""
-    # (every flag given: RapidOCR keeps the flags of the previous call as its new defaults)
-    out = engine(_as_array(image), use_det=True, use_cls=False, use_rec=True)
-    if getattr(out, "boxes", None) is None or out.txts is None:
-        return []
-    return [_line(quad, text, score)
-            for quad, text, score in zip(out.boxes, out.txts, out.scores, strict=False)]
 
 
 def _line(quad: Any, text: str, score: float) -> OcrLine:
@@ -251,7 +302,5 @@ def _orientation(engine: Any, image: Image.Image, lines: list[OcrLine]) -> int:
 
 def _recognise(engine: Any, crop: Image.Image) -> float:
     """Recognition only, of one line image: characters read times confidence."""
-    out = engine(_as_array(crop), use_det=False, use_cls=False, use_rec=True)
-    texts = getattr(out, "txts", None) or ()
-    scores = getattr(out, "scores", None) or ()
-    return sum(len(t) * float(s) for t, s in zip(texts, scores, strict=False))
+    text, score = _recognise_line(engine, crop)
+    return len(text) * score
