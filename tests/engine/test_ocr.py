@@ -146,3 +146,15 @@ def test_auto_reads_a_till_roll_with_pp_ocr_first() -> None:
     text = reader.read(PageImage(lambda: page))
     assert reader.backends_used == ["rapidocr"] and reader.tesseract_passes == 0
     assert "99 SPEED MART S/B" in text and "24-01-2018" in text
+
+
+@pytest.mark.parametrize(("read", "fixed"), [
+    ("14/03/20185:57:07PM", "14/03/2018 5:57:07PM"),
+    ("Date | 03/02/201815:28", "Date | 03/02/2018 15:28"),
+    ("19/02/2018 16:45", "19/02/2018 16:45"),
+    ("12/03/2024", "12/03/2024"),
+])
+def test_a_time_fused_to_the_year_is_split_off(read: str, fixed: str) -> None:
+    from renamerd.engine.ocr.lines import split_fused_times
+
+    assert split_fused_times(read) == fixed

@@ -191,3 +191,9 @@ def test_a_line_going_on_after_a_comma_is_an_address() -> None:
     text = ("YHM Aeon Tebrau City\nS117, Second Floor,\nAeon Tebrau City,\n1, Jalan Desa Tebrau,\n"
             "Taman Desa Tebrau,\n81100 Johor Bahru, Johor.\n* TAX INVOICE *\nTotal 12.00")
     assert extract([text]).values["issuer"] == "YHM Aeon Tebrau City"
+
+
+def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
+    text = ("KEDAI RUNCIT ALIF\nNO 12, JALAN MAWAR\n25/12/2018 10:02\nROTI CANAI 3.00\n"
+            "TOTAL 3.00\nCASH 10.00\nCHANGE 7.00\nTHANK YOU")
+    assert extract([text]).values["document_type"] == "receipt"

@@ -114,6 +114,10 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             scores[kind] = scores.get(kind, 0.0) + 3.0
             evidence.setdefault(kind, line.text)
     if not scores:
+        cues = till_cues(doc)
+        if len(cues) >= 3:  # no type word, but a till slip's words: a receipt
+            return TypeGuess("receipt", 1.0, {"receipt": 1.0},
+                             "point-of-sale cues: " + ", ".join(sorted(cues)))
         return TypeGuess("other", 0.0, {}, "")
     # (looked for only when they could matter)
     cues = till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()

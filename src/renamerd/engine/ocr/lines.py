@@ -11,6 +11,7 @@ the vertical gap between rows is wider than a line (blocks).
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass, field
 
@@ -20,6 +21,16 @@ ROW_TOLERANCE = 0.5
 COLUMN_GAP = 1.2
 #: a vertical gap wider than this many line heights separates blocks (a blank line)
 BLOCK_GAP = 1.4
+
+
+#: a numeric date whose year runs into a time of day ("14/03/20185:57:07PM")
+_FUSED_TIME = re.compile(r"(?<![\d/.-])(\d{1,2}[/.-]\d{1,2}[/.-](?:19|20)\d\d)(?=[012]?\d:[0-5]\d)")
+
+
+def split_fused_times(text: str) -> str:
+    """`text` with a space put back between a date and the time printed right after it, which
+    OCR of narrow receipt print often drops ("19/02/201816:45" -> "19/02/2018 16:45")."""
+    return _FUSED_TIME.sub(r"\1 ", text) if ":" in text else text
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,6 @@ def layout_text(lines: list[OcrLine]) -> str:
             gap = right.box[0] - left.box[2]
             parts.append(" | " if gap > COLUMN_GAP * height else " ")
             parts.append(right.text.strip())
-        out.append("".join(parts))
+        out.append(split_fused_times("".join(parts)))
         previous_bottom = max(ln.box[3] for ln in row)
     return "\n".join(out)
