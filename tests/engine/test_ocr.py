@@ -158,3 +158,9 @@ def test_a_time_fused_to_the_year_is_split_off(read: str, fixed: str) -> None:
     from renamerd.engine.ocr.lines import split_fused_times
 
     assert split_fused_times(read) == fixed
+
+
+def test_a_line_detected_twice_is_kept_once() -> None:
+    lines = [OcrLine("GIN KEE", (10, 10, 200, 30), 0.9), OcrLine("GIN KEE", (12, 11, 205, 31), 0.97),
+             OcrLine("12.50", (400, 10, 460, 30), 0.99)]
+    assert layout_text(lines) == "GIN KEE | 12.50"

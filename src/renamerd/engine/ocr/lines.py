@@ -125,7 +125,25 @@ def rows(lines: list[OcrLine]) -> list[list[OcrLine]]:
                 row.append(line)
                 continue
         out.append([line])
-    return [sorted(row, key=lambda ln: ln.box[0]) for row in out]
+    return [_without_doubles(sorted(row, key=lambda ln: ln.box[0])) for row in out]
+
+
+def _without_doubles(row: list[OcrLine]) -> list[OcrLine]:
+    """A row without a box detected twice: two boxes of the same text, or overlapping over
+    more than half the narrower one, keep only the surer one."""
+    kept: list[OcrLine] = []
+    for line in row:
+        if kept:
+            last = kept[-1]
+            overlap = min(last.box[2], line.box[2]) - max(last.box[0], line.box[0])
+            narrower = min(last.box[2] - last.box[0], line.box[2] - line.box[0])
+            if overlap > 0.5 * max(narrower, 1) or (
+                    line.text.strip() == last.text.strip() and overlap > 0):
+                if line.confidence > last.confidence:
+                    kept[-1] = line
+                continue
+        kept.append(line)
+    return kept
 
 
 def layout_text(lines: list[OcrLine]) -> str:
