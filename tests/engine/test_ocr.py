@@ -164,3 +164,10 @@ def test_a_line_detected_twice_is_kept_once() -> None:
     lines = [OcrLine("GIN KEE", (10, 10, 200, 30), 0.9), OcrLine("GIN KEE", (12, 11, 205, 31), 0.97),
              OcrLine("12.50", (400, 10, 460, 30), 0.99)]
     assert layout_text(lines) == "GIN KEE | 12.50"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(3, 3), (1, 900), (2000, 2)])
+def test_degenerate_pages_read_as_no_text(size: tuple[int, int]) -> None:
+    page = rapid.read(Image.new("L", size, 255))
+    assert page.text == ""

@@ -89,6 +89,19 @@ def available() -> bool:
     return True
 
 
+@functools.cache
+def backend_errors() -> tuple[type[BaseException], ...]:
+    """What RapidOCR, ONNX Runtime and OpenCV raise on a page they cannot read."""
+    errors: tuple[type[BaseException], ...] = (RuntimeError, ValueError, TypeError, IndexError)
+    try:
+        import cv2
+
+        errors += (cv2.error,)
+    except ImportError:
+        pass
+    return errors
+
+
 class _Pool:
     """At most POOL_SIZE RapidOCR engines, made on first need, lent one per caller."""
 

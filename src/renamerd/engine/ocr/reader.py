@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from PIL import Image
 
 from renamerd.engine.fields.dates import date_lines
@@ -28,6 +30,7 @@ from renamerd.engine.fields.document import Doc
 from renamerd.engine.language import detect as detect_language
 from renamerd.engine.lexicon import fold
 from renamerd.engine.ocr import rapid
+from renamerd.engine.ocr.lines import OcrPage
 from renamerd.engine.ocr.tesseract import (
     LEXICON_LANGUAGES,
     OcrReading,
@@ -35,7 +38,9 @@ from renamerd.engine.ocr.tesseract import (
     OcrUnavailable,
     PageImage,
 )
-from renamerd.engine.types import EngineConfig, UnsupportedDocument
+from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
+
+log = logging.getLogger(__name__)
 
 MODES = ("auto", "rapidocr", "tesseract")
 #: a tesseract reading under this mean word confidence (0-100) is read again by PP-OCR
@@ -87,14 +92,14 @@ class OcrReader:
                 raise UnsupportedDocument(
                     "engine.ocr is \"rapidocr\" but the rapidocr package is not installed")
             self.backends_used.append("rapidocr")
-            return rapid.read(page.prepared()).text
+            return _pp_ocr(page).text
         if mode == "tesseract" or not rapid.available():
             return self._tesseract_text(page)
         try:
             session = self._session()
         except UnsupportedDocument:  # no tesseract: PP-OCR alone
             self.backends_used.append("rapidocr")
-            return rapid.read(page.prepared()).text
+            return _pp_ocr(page).text
         if _narrow(page):
             return self._pp_ocr_first(session, page)
         first = self._in_document_language(session, page, session.read(page))
@@ -125,7 +130,7 @@ class OcrReader:
     def _pp_ocr_first(self, session: OcrSession, page: PageImage) -> str:
         """A receipt-shaped page: PP-OCR's reading, unless it is weak and tesseract's scores
         better."""
-        reading = rapid.read(page.prepared())
+        reading = _pp_ocr(page)
         if reading.confidence >= AUTO_RAPID_CONFIDENCE and reading.characters >= 40:
             self.backends_used.append("rapidocr")
             return reading.text
@@ -139,7 +144,7 @@ class OcrReader:
     def _better_of(self, session: OcrSession, page: PageImage, first: OcrReading) -> str:
         """PP-OCR's reading of the page, unless tesseract's scored better (then tesseract's
         closer readings, as without PP-OCR); a date only the other one saw is added."""
-        reading = rapid.read(page.prepared(), first.word_height)
+        reading = _pp_ocr(page, first.word_height)
         if reading.score() >= _tesseract_score(first):
             self.backends_used.append("rapidocr")
             return with_date_lines(reading.text, first.text)
@@ -195,6 +200,17 @@ def with_date_lines(text: str, other: str) -> str:
         return text
     found = date_lines(other)
     return text + "\n\n" + "\n".join(found) if found else text
+
+
+def _pp_ocr(page: PageImage, word_height: float = 0.0) -> OcrPage:
+    """PP-OCR's reading of a page. A failure inside the backend (ONNX Runtime, OpenCV) on an
+    odd page becomes UnreadableDocument with its reason, never a crash of the rename."""
+    image = page.prepared()
+    try:
+        return rapid.read(image, word_height)
+    except rapid.backend_errors() as exc:
+        log.warning("PP-OCR failed on a %dx%d page: %s", image.width, image.height, exc)
+        raise UnreadableDocument(f"OCR failed: {exc}") from None
 
 
 def _narrow(page: PageImage) -> bool:
