@@ -173,6 +173,9 @@ class EngineSettings(_Section):
     timeout_s: float = Field(30.0, gt=0)
     #: on LLM failure fall back to the built-in engine (true) or fail with 502 (false)
     fallback: bool = True
+    #: OCR of scans and photos: "auto" (PP-OCR through RapidOCR, tesseract where a page needs
+    #: it: see docs/engine-ocr.md), "rapidocr" (PP-OCR only) or "tesseract" (tesseract only)
+    ocr: Literal["auto", "rapidocr", "tesseract"] = "auto"
     #: tesseract languages; empty: every installed one the lexicon knows
     ocr_languages: list[str] = Field(default_factory=list)
     ocr_max_pages: int = Field(3, ge=1)
@@ -313,6 +316,7 @@ class Settings(BaseSettings):
             max_page_chars=e.max_page_chars,
             max_document_chars=e.max_document_chars,
             max_page_content_bytes=e.max_page_content_bytes,
+            ocr=e.ocr,
             ocr_languages=tuple(e.ocr_languages),
             ocr_max_pages=e.ocr_max_pages,
             ocr_timeout_s=e.ocr_timeout_s,

@@ -11,7 +11,7 @@ from engine import docmaker as dm
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
 from renamerd.engine.fields.issuer import fix_ocr_suffixes
-from renamerd.engine.readers.ocr import OcrSession, PageImage
+from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 from renamerd.engine.text import open_text
 from renamerd.engine.types import EngineConfig
 
@@ -118,19 +118,20 @@ def test_closer_reading_enlarges_small_print() -> None:
 
 @pytest.mark.slow
 def test_second_pass_only_when_the_first_reading_has_no_date() -> None:
-    config = EngineConfig(ocr_languages=("eng",))
+    """engine.ocr = "tesseract": tesseract's closer readings, as before PP-OCR."""
+    config = EngineConfig(ocr="tesseract", ocr_languages=("eng",))
     dated = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], 450, 24),
                       config)
     dated.page(0)
-    assert dated.ocr_languages == "eng" and len(dated._ocr.langs_used) == 1  # one pass
+    assert dated.ocr_languages == "eng" and dated._ocr.tesseract_passes == 1  # one pass
     undated = open_text(_receipt(RECEIPT), config)
     text = undated.page(0)
-    assert len(undated._ocr.langs_used) == 2  # small print: the enlarged reading, once
+    assert undated._ocr.tesseract_passes == 2  # small print: the enlarged reading, once
     assert "TOTAL" in text and not date_lines(text)  # nothing invented
     # normal print, no date: the closer one-block pass, then one sparse-text pass, no other
     plain = open_text(_receipt(RECEIPT, 450, 24), config)
     text = plain.page(0)
-    assert len(plain._ocr.langs_used) == 3
+    assert plain._ocr.tesseract_passes == 3
     assert "TOTAL" in text and not date_lines(text)
 
 
@@ -160,11 +161,11 @@ def test_sparse_text_reading_finds_a_date_standing_apart() -> None:
 
 @pytest.mark.slow
 def test_small_print_is_read_enlarged() -> None:
-    config = EngineConfig(ocr_languages=("eng",))
+    config = EngineConfig(ocr="tesseract", ocr_languages=("eng",))
     doc = open_text(_receipt([*RECEIPT[:3], "DATE: 25/12/2018 10:02", *RECEIPT[3:]], px=9),
                     config)
     text = doc.page(0)
-    assert len(doc._ocr.langs_used) == 2  # small print: the enlarged reading, once
+    assert doc._ocr.tesseract_passes == 2  # small print: the enlarged reading, once
     assert "25/12/2018" in text
 
 
@@ -190,3 +191,9 @@ def test_a_line_going_on_after_a_comma_is_an_address() -> None:
     text = ("YHM Aeon Tebrau City\nS117, Second Floor,\nAeon Tebrau City,\n1, Jalan Desa Tebrau,\n"
             "Taman Desa Tebrau,\n81100 Johor Bahru, Johor.\n* TAX INVOICE *\nTotal 12.00")
     assert extract([text]).values["issuer"] == "YHM Aeon Tebrau City"
+
+
+def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
+    text = ("KEDAI RUNCIT ALIF\nNO 12, JALAN MAWAR\n25/12/2018 10:02\nROTI CANAI 3.00\n"
+            "TOTAL 3.00\nCASH 10.00\nCHANGE 7.00\nTHANK YOU")
+    assert extract([text]).values["document_type"] == "receipt"

@@ -152,9 +152,16 @@ def test_ocr_timeout_is_enforced() -> None:
 
 def test_missing_tesseract_is_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RENAMERD_TESSERACT", "/nonexistent/tesseract")
-    doc = open_text(dm.make_scan(INVOICE), CFG)
+    doc = open_text(dm.make_scan(INVOICE), EngineConfig(ocr="tesseract"))
     with pytest.raises(UnsupportedDocument, match="tesseract is not installed"):
         doc.page(0)
+
+
+def test_without_tesseract_auto_reads_with_pp_ocr_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RENAMERD_TESSERACT", "/nonexistent/tesseract")
+    doc = open_text(dm.make_scan(INVOICE), CFG)
+    assert "INV-2024-0042" in doc.page(0).replace(" ", "")
+    assert doc.ocr_backends == ["rapidocr"]
 
 
 def test_docx_header_body_footer_and_page_breaks() -> None:
@@ -350,7 +357,7 @@ def test_exif_orientation_is_applied() -> None:
 
 
 def test_plain_image_goes_to_tesseract_undecoded() -> None:
-    from renamerd.engine.readers.ocr import OcrSession, PageImage
+    from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 
     def must_not_decode() -> Image.Image:
         raise AssertionError("decoded although tesseract reads the file as is")
@@ -362,7 +369,7 @@ def test_plain_image_goes_to_tesseract_undecoded() -> None:
 
 
 def test_file_tesseract_cannot_read_is_decoded_instead() -> None:
-    from renamerd.engine.readers.ocr import OcrSession, PageImage
+    from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 
     page = dm.render_page(INVOICE)
     reading = OcrSession(CFG).read(PageImage(lambda: page, (b"not an image", ".png")))

@@ -56,11 +56,13 @@ log = logging.getLogger(__name__)
 OUTPUT_KEYS = ("date", "issuer", "invoice_number", "document_type", "amount", "currency")
 
 
-def warm_up() -> float:
+def warm_up(ocr: bool = False) -> float:
     """Do now what the first `rename()` of a process would do on top of the work proper:
-    import the readers (pypdf, Pillow) and build the keyword patterns of every lexicon language.
-    Long-running processes (daemon workers, the API) call it at start so their first documents
-    are not slower than the rest. Returns the seconds it took; safe to repeat."""
+    import the readers (pypdf, Pillow) and build the keyword patterns of every lexicon language;
+    with `ocr`, also load one PP-OCR engine's models (about a second and ~60 MB, which a
+    process that never reads a scan need not pay). Long-running processes (daemon workers, the
+    API) call it at start so their first documents are not slower than the rest. Returns the
+    seconds it took; safe to repeat."""
     import time
 
     started = time.perf_counter()
@@ -68,6 +70,11 @@ def warm_up() -> float:
     from renamerd.engine.fields import warm_up as warm_fields
 
     warm_fields()
+    if ocr:
+        from renamerd.engine.ocr import rapid
+
+        if rapid.available():
+            rapid.warm_up()
     return time.perf_counter() - started
 
 

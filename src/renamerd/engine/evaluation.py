@@ -4,7 +4,9 @@ document_type?, invoice_number?}}. Used by `renamerd eval` and the accuracy test
 Comparison rules: date and document_type exactly; invoice_number ignoring case, blanks and
 punctuation; issuer leniently: both sides are folded (case, accents), stripped of punctuation
 and of legal-form words (GmbH, Ltd, SDN BHD...), then equal, or alike by a difflib ratio of
-at least 0.9 (tolerates one or two OCR slips in a long name).
+at least 0.9 (tolerates one or two OCR slips in a long name). A document whose issuer is known
+by two names (a hotel's brand at the top, its operating company in the footer) lists the other
+in `issuer_alternatives`: either counts as right.
 Calibration: documents grouped by the result's confidence; a document counts as right when
 date, issuer and document_type (where labelled) are all right.
 """
@@ -186,6 +188,9 @@ def evaluate(directory: Path, options: RenameOptions | None = None,
         for f in FIELDS:
             if expected.get(f) not in (None, ""):
                 doc.correct[f] = field_matches(f, predicted.get(f), expected[f])
+        if doc.correct.get("issuer") is False:
+            doc.correct["issuer"] = any(issuer_matches(predicted.get("issuer"), str(other))
+                                        for other in expected.get("issuer_alternatives", ()))
         docs.append(doc)
         if progress:
             progress(name)

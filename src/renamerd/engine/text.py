@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from PIL import Image
 
-from renamerd.engine.fields.dates import date_lines
 from renamerd.engine.formats import (
     IMAGE_KINDS,
     LEGACY_OFFICE_KINDS,
@@ -28,9 +27,10 @@ from renamerd.engine.formats import (
     check_size,
     detect,
 )
+from renamerd.engine.ocr.reader import OcrReader, page_of
+from renamerd.engine.ocr.tesseract import PageImage
 from renamerd.engine.readers.images import ImagePages
 from renamerd.engine.readers.legacy import convert_to_pdf
-from renamerd.engine.readers.ocr import OcrSession, OcrUnavailable, PageImage
 from renamerd.engine.readers.office import OfficePages
 from renamerd.engine.readers.pdf import SCAN_MIN_PIXELS, PdfPages
 from renamerd.engine.types import EngineConfig, UnreadableDocument, UnsupportedDocument
@@ -56,7 +56,7 @@ class DocumentText:
         self._source = source
         self._config = config
         self._cache: dict[int, str] = {}
-        self._ocr: OcrSession | None = None
+        self._ocr: OcrReader | None = None
         self._ocr_pages = 0
         self._chars_left = config.max_document_chars
 
@@ -72,8 +72,13 @@ class DocumentText:
 
     @property
     def ocr_languages(self) -> str | None:
-        """Tesseract language(s) used so far, e.g. "eng" or "eng,deu"; None without OCR."""
+        """Tesseract language(s) used so far, e.g. "eng" or "eng,deu"; None without it."""
         return self._ocr.languages if self._ocr is not None else None
+
+    @property
+    def ocr_backends(self) -> list[str]:
+        """The OCR backend of each page OCR'd so far ("rapidocr" or "tesseract")."""
+        return list(self._ocr.backends_used) if self._ocr is not None else []
 
     def page(self, index: int) -> str:
         """Text of page `index` (0-based), read on first use and cached.
@@ -123,42 +128,11 @@ class DocumentText:
 
     def _run_ocr(self, image: Image.Image | PageImage) -> str:
         if self._ocr is None:
-            try:
-                self._ocr = OcrSession(self._config)
-            except OcrUnavailable as exc:
-                raise UnsupportedDocument(str(exc)) from None
+            self._ocr = OcrReader(self._config)
         self._ocr_pages += 1
-        page = image if isinstance(image, PageImage) else PageImage(lambda: image)
-        reading = self._ocr.read(page)
+        text = self._ocr.read(page_of(image))
         self.ocr_used = True
-        first = self._clip(reading.text)
-        if reading.small_print:
-            # print too small to read digits reliably: the enlarged reading is the page's text
-            # (on the SROIE receipts, 2x reads 5 of the 9 dates the first reading got wrong,
-            # and names as well); the first reading's date lines only when it shows none
-            enlarged = self._ocr.read_closer(page, reading)
-            return _with_date_lines(self._clip(enlarged.text), first)
-        if self._ocr_pages > 1 or date_lines(first):
-            return first
-        # the first OCR'd page shows no date: read it once more, closer, and add the date lines
-        # that reading finds (only those: the first reading keeps the layout and the names)
-        # as one block of text (--psm 6): on the SROIE receipts it found 7 of 15 missed dates
-        # (automatic layout 6, --psm 4 5), e.g. "Date: 27/07/17" printed beside "Slip: ..."
-        block = self._clip(self._ocr.read_closer(page, reading, psm="6").text)
-        if date_lines(block):
-            return _with_date_lines(first, block)
-        # still none: read as sparse text (--psm 11: words found anywhere, in no order), which
-        # finds a date standing apart from every block (1 of the 4 receipt dates left)
-        sparse = self._ocr.read_closer(page, reading, psm="11")
-        return _with_date_lines(first, self._clip(sparse.text))
-
-
-def _with_date_lines(text: str, other: str) -> str:
-    """`text`, and when it shows no date, the lines of `other` that do (at its end)."""
-    if date_lines(text):
-        return text
-    found = date_lines(other)
-    return text + "\n\n" + "\n".join(found) if found else text
+        return self._clip(text)
 
 
 def _merge(layer: str, ocr_text: str) -> str:

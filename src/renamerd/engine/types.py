@@ -113,6 +113,7 @@ class EngineConfig:
     #: decoded bytes of one PDF page's content (its streams, plus every form it draws,
     #: counted each time drawn) the text extraction may parse; a larger page is refused
     max_page_content_bytes: int = 2 * 1024 * 1024
+    ocr: str = "auto"  # "auto" | "rapidocr" | "tesseract" (see engine/ocr/__init__.py)
     ocr_languages: tuple[str, ...] = ()  # empty: pick from what tesseract has installed
     ocr_max_pages: int = 3
     ocr_timeout_s: float = 60.0

@@ -123,7 +123,7 @@ def warm_up() -> None:
     first documents of a process (about 2 s in all). Pure; safe to repeat (free the second
     time)."""
     from renamerd.engine import language as language_mod
-    from renamerd.engine.fields import dates, doctype, issuer, numbers
+    from renamerd.engine.fields import dates, doctype, issuer, names, numbers
     from renamerd.engine.lexicon import LANGUAGES
 
     language_mod._table()
@@ -131,11 +131,11 @@ def warm_up() -> None:
     dates._patterns()
     doctype._pos_cues()
     doctype._compounds()
-    issuer._suffix_patterns()
-    issuer._ocr_fixes()
-    issuer._any_ocr_fix()
-    issuer._business_words()
-    issuer._address_words()
+    names.suffix_patterns()
+    names.ocr_fixes()
+    names.any_ocr_fix()
+    names.business_words()
+    names.address_words()
     for lang in LANGUAGES:
         dates._label_pattern(lang)
         doctype._recipient_label(lang)

@@ -76,7 +76,7 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
     return re.compile(alternation(set(kinds))), kinds
 
 
-def _till_cues(doc: Doc) -> set[str]:
+def till_cues(doc: Doc) -> set[str]:
     """Point-of-sale words found ("cashier", "change"...), and "time of day" for a clock time."""
     cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
     if ":" in doc.folded and _TIME.search(doc.folded):
@@ -114,9 +114,13 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             scores[kind] = scores.get(kind, 0.0) + 3.0
             evidence.setdefault(kind, line.text)
     if not scores:
+        cues = till_cues(doc)
+        if len(cues) >= 3:  # no type word, but a till slip's words: a receipt
+            return TypeGuess("receipt", 1.0, {"receipt": 1.0},
+                             "point-of-sale cues: " + ", ".join(sorted(cues)))
         return TypeGuess("other", 0.0, {}, "")
     # (looked for only when they could matter)
-    cues = _till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
+    cues = till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
     if len(cues) >= 3:
         # a till slip titled "tax invoice" (cashier, cash, change, time...) is a receipt
         scores["receipt"] = scores.get("invoice", 0) + 1.0

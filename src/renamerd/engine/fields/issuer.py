@@ -14,7 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.fields.names import (
+    address_words,
+    all_capitals,
+    business_words,
+    clean_name,
+    fix_ocr_suffixes,
+    garbage,
+    legal_suffix,
+    letters_ratio,
+    name_words,
+    strip_debris,
+)
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]{3,}")
@@ -29,9 +41,6 @@ _RX1D = re.compile(r"\d")
 _BRACKETED = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
-_INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
-                "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
-                "berhad", "limited", "corporation"}
 #: (the address part starts where its run of characters starts: without the lookbehind, every
 #: offset inside a long word would be tried, each scanning to the word's end)
 _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b",
@@ -71,25 +80,6 @@ class IssuerCandidate:
     line: Line
     score: float
     reasons: tuple[str, ...]
-
-
-@functools.cache
-def _suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    suffixes = common()["legal_suffixes"]
-    strict = {s for s in suffixes if s.lower() not in _INSENSITIVE}
-    loose = {s.lower() for s in suffixes if s.lower() in _INSENSITIVE}
-    return re.compile(alternation(strict, exact=True)), re.compile(alternation(loose, exact=True),
-                                                                    re.I)
-
-
-@functools.lru_cache(maxsize=4096)
-def legal_suffix(text: str) -> re.Match[str] | None:
-    """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
-    strict, loose = _suffix_patterns()
-    found = [m for p in (strict, loose) for m in p.finditer(text)]
-    if not found:
-        return None
-    return max(found, key=lambda m: (m.end(), m.end() - m.start()))
 
 
 @functools.cache
@@ -133,7 +123,8 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
             skip.add(line.index)
             rest = line.folded[m.end():].strip(" :")
             block_from(line.index if rest else line.index + 1)
-    for line in doc.lines[:14]:
+    # (a sender line sits above the address window: in the top half, never in the footer)
+    for line in doc.lines[:min(14, len(doc.lines) // 2)]:
         if (len(_SEGMENT.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
                 and len(line.text) < 130 and line.index not in skip):
             sender_line = line.index
@@ -142,123 +133,15 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
     return skip, sender_line
 
 
-@functools.cache
-def _ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """OCR misreadings of legal forms ("SON BHD", "5DN BHD", "$/B"), from common.json."""
-    return tuple((re.compile(pattern), repl)
-                 for pattern, repl in common()["ocr_suffix_fixes"])
-
-
-#: a lookbehind assertion at the start of a pattern's source
-_LEADING_LOOKBEHIND = re.compile(r"^\(\?<[!=](?:\[[^\]]*\]|\\.|[^()\\])*\)")
-
-
-@functools.cache
-def _any_ocr_fix() -> re.Pattern[str]:
-    """One pattern matching (at least) wherever any of the fixes would, to skip lines that
-    need none (most) with one search. Each fix's leading lookbehind is dropped (a weaker
-    pattern, so never a missed fix): then every branch starts with a literal or a character
-    class and `re` scans for those characters instead of trying each branch at each offset."""
-    parts = []
-    for pattern, _repl in common()["ocr_suffix_fixes"]:
-        flags = ""
-        if pattern.startswith("(?i)"):
-            pattern, flags = pattern[4:], "i"
-        parts.append(f"(?{flags}:{_LEADING_LOOKBEHIND.sub('', pattern)})")
-    return re.compile("|".join(parts))
-
-
-#: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
-_INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
-_INITIAL_LETTERS = str.maketrans("1058", "IOSB")
-_INITIALS_HINT = re.compile(r"[A-Z0-9]\.[A-Z0-9]\.")  # what every match holds, found faster
-
-
-def fix_ocr_suffixes(text: str) -> str:
-    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD"), and
-    digits inside initials that hold a letter read as the letters they resemble
-    ("MR O.1.Y." -> "MR O.I.Y."). Pure."""
-    if _any_ocr_fix().search(text):
-        for pattern, repl in _ocr_fixes():
-            text = pattern.sub(repl, text)
-    if "." in text and _INITIALS_HINT.search(text):
-        text = _INITIALS.sub(
-            lambda m: m.group(0).translate(_INITIAL_LETTERS)
-            if any(ch.isalpha() for ch in m.group(0)) else m.group(0), text)
-    return text
-
-
-@functools.cache
-def _business_words() -> re.Pattern[str]:
-    """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
-    return re.compile(alternation(common()["business_words"]))
-
-
-@functools.cache
-def _address_words() -> re.Pattern[str]:
-    return re.compile(alternation(common()["address_words"]), re.I)
-
-
-def _name_words(text: str) -> int:
-    """Words of `text` that are neither legal-form words nor short bracketed codes."""
-    count = 0
-    for w in text.split():
-        bare = w.strip("().,")
-        match = legal_suffix(w)
-        if len(bare) < 2 or (match is not None and match.group(0) == w):
-            continue
-        if w.startswith("(") and len(bare) <= 3:
-            continue
-        count += 1
-    return count
-
-
 def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     text = line.text
     words = [w for w in text.split() if w[:1].isalpha()]
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
-    return (_letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
+    return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
             and not vocab.search(line.folded) and not _ADDRESS.search(text)
-            and not _address_words().search(text) and not _POSTCODE.search(text)
+            and not address_words().search(text) and not _POSTCODE.search(text)
             and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
-
-
-def _garbage(text: str) -> bool:
-    """OCR debris: too few letters (under four, or under 60% of the non-blank characters), or
-    no word of three letters or more."""
-    letters = sum(map(str.isalpha, text))
-    if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
-        return True
-    return sum(map(len, _RX0.findall(text))) < 5
-
-
-def _clean(value: str) -> str:
-    label = _LABEL_PREFIX.match(value)
-    if label:
-        value = value[label.end():]
-    if "  " in value or not value.isprintable():  # else its only blanks are single spaces
-        value = _RX1.sub(" ", value)
-    value = value.strip(" \t,;:-–·|•*#_~\"'")
-    return value[:100].strip()
-
-
-def _strip_debris(value: str) -> str:
-    """`value` without OCR debris at its end when it is written in capitals: specks beside a
-    letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
-    words = value.split()
-    end = len(words)
-    while end > 2 and (not any(ch.isalnum() for ch in words[end - 1])
-                       or (len(words[end - 1]) <= 2 and words[end - 1].islower())):
-        end -= 1
-    if end == len(words) or not _all_capitals(" ".join(words[:end])):
-        return value
-    return " ".join(words[:end]).rstrip(" ,;:-")
-
-
-def _letters_ratio(text: str) -> float:
-    letters = sum(map(str.isalpha, text))
-    return letters / max(len(text) - text.count(" "), 1)
 
 
 def _domains(doc: Doc) -> list[str]:
@@ -301,6 +184,9 @@ class _Page:
     rank: dict[int, int]
     registration: re.Pattern[str]
     body: set[int]
+    #: the first letterhead line that is an address or a phone (lines below it in the
+    #: letterhead are the address block, unless they carry a legal form)
+    address_from: int | None = None
     fixed: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -316,85 +202,190 @@ class _Page:
 
 def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
                    segments: int) -> IssuerCandidate | None:
-    doc, sender_line, vocab, skip = ctx.doc, ctx.sender_line, ctx.vocab, ctx.skip
-    registration, wanted, n = ctx.registration, ctx.wanted, len(ctx.doc.lines)
-    reg = registration.search(fold(text))
-    if reg is not None:
-        text = text[:reg.start()].rstrip(" (,;:-")  # "ACME Ltd Company Reg. No 123"
-        if not text:
-            return None
-    suffix = legal_suffix(text)
-    if line.index not in wanted and not suffix:
+    """One segment of a line as an issuer candidate, or None when it cannot be one.
+
+    The steps, in order: cut a registration label off; the name's extent (a legal form may
+    continue from the line above or below); the cleaned value and the vetoes; what speaks
+    for it (position, legal form, capitals, kind of business, ids, repetition, domain);
+    what speaks against it (penalties, cheapest first, stopping once too low)."""
+    cut = cut_registration(text, ctx.registration)
+    if cut is None:
+        return None
+    suffix = legal_suffix(cut)
+    if line.index not in ctx.wanted and not suffix:
         return None
     reasons: list[str] = []
-    score = 0.0
-    if sender_line == line.index and seg_no == 0:
-        score += 3.5
-        reasons.append("sender line")
-    elif seg_no > 0:
-        score -= 0.5
-    last_segment = seg_no == segments - 1
+    text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
+    value = strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0]))
+    if _vetoed(value, ctx.vocab):
+        return None
+    if suffix is not None and _weak_suffix(suffix, value):
+        suffix = None
+    first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
+    score = _merits(ctx, first, value, suffix, seg_no, reasons)
+    if _unclosed(cut) and "(" not in value:
+        score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
+    if score < MIN_SCORE:
+        return None  # what follows only lowers the score
+    score = _after_penalties(ctx, value, text, suffix, score)
+    if score < MIN_SCORE:
+        return None
+    return IssuerCandidate(value, line, score, tuple(reasons))
+
+
+def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
+    """`text` up to a registration label ("ACME Ltd Company Reg. No 123" -> "ACME Ltd"); None
+    when nothing is left before the label."""
+    reg = registration.search(fold(text))
+    if reg is None:
+        return text
+    text = text[:reg.start()].rstrip(" (,;:-")
+    return text or None
+
+
+def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None,
+                 seg_no: int, segments: int,
+                 reasons: list[str]) -> tuple[str, re.Match[str] | None]:
+    """The name's text and legal form: with a legal form, from the last ": " or ", " before
+    it to its end, preceded by the line above when only the form or the kind of business
+    is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
+    the next line when that is a lone legal form or the name ends in "&"."""
+    doc, n = ctx.doc, len(ctx.doc.lines)
     if suffix:
         head = text[:suffix.start()]
         cut = max(head.rfind(": "), head.rfind(", "))
-        text = text[cut + 2 if cut >= 0 else 0:suffix.end()]
+        start = cut + 2 if cut >= 0 else 0
+        start = _after_lower_case_words(text, start, suffix.start())
+        text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
-        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split()) \
-            if suffix is not None else False
+        if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
+                and _unclosed(prev.text) and text.count(")") > text.count("(")):
+            reasons.append(_CONTINUED)  # "ACME ENTERPRISE (SETIA" / "ALAM) SDN BHD"
+            return f"{prev.text} {text}", suffix
+        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
-        short = short or not _RX0.search(_business_words().sub(" ", fold(text[:suffix.start()])))
-        if (seg_no == 0 and (_name_words(text) <= 1 or short) and prev is not None
-                and prev.index not in skip and _plausible_name_line(prev, vocab)):
+        short = short or not _RX0.search(business_words().sub(" ", fold(text[:suffix.start()])))
+        if (seg_no == 0 and (name_words(text) <= 1 or short) and prev is not None
+                and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)):
             text = f"{prev.text} {text}"
-            reasons.append("name continues from the line above")
-    elif line.index + 1 < n and line.index + 1 not in skip and last_segment:
+            reasons.append(_CONTINUED)
+        return text, suffix
+    if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
         nxt = doc.lines[line.index + 1]
         nxt_text = ctx.fixed_line(nxt.index)
         sm = legal_suffix(nxt_text)
         if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
-                and not registration.search(nxt.folded)):
+                and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
-            suffix = legal_suffix(text)
-        elif _RX3.search(text) and _plausible_name_line(nxt, vocab):
+            return text, legal_suffix(text)
+        if _RX3.search(text) and _plausible_name_line(nxt, ctx.vocab):
             text = f"{text} {nxt.text}"
-    value = _strip_debris(_clean(text if suffix else _SEPARATORS.split(text)[0]))
-    if len(value) < 2 or len(value) > 80 or _garbage(value):  # (_garbage: letters < 60%)
-        return None
+    return text, suffix
+
+
+#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
+_NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
+                             "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
+                             "für", "i", "og", "och", "ve", "a", "&"})
+
+
+def _after_lower_case_words(text: str, start: int, end: int) -> int:
+    """Where the name before a legal form (at `end`) starts, from `start`: after the last
+    lower-case word that is no name particle ("Operated by Kingsley Software Inc.",
+    "Geëxploiteerd door Meijer B.V.": the name starts after "by", "door")."""
+    position = start
+    offset = start
+    for word in text[start:end].split():
+        offset = text.index(word, offset) + len(word)
+        bare = word.strip("().,:;")
+        if bare[:1].islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
+            position = offset
+    while position < end and text[position] == " ":
+        position += 1
+    return position
+
+
+_CONTINUED = "name continues from the line above"
+_BRACKETED = re.compile(r"\([^()]*\)")
+
+
+def _unclosed(text: str) -> bool:
+    """`text` opens a bracket it does not close."""
+    return text.count("(") > text.count(")")
+
+
+def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
+    """What can never be a name: too short or long, debris (letters under 60%), a document
+    word alone, a phone number, an e-mail address or a web address."""
+    if len(value) < 2 or len(value) > 80 or garbage(value):
+        return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
-        return None
-    if _RX4.search(folded):
-        return None
-    # a two-letter form ("SE", "AG", "SA") in an address line is a word of the address
-    weak_suffix = suffix is not None and len(suffix.group(0).strip(". ")) <= 2 and bool(
-        _address_words().search(value) or _ADDRESS.search(value))
-    if weak_suffix:
-        suffix = None
+        return True
+    return bool(_RX4.search(folded))
+
+
+def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
+    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
+    return len(suffix.group(0).strip(". ")) <= 2 and bool(
+        address_words().search(value) or _ADDRESS.search(value))
+
+
+def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
+            reasons: list[str]) -> float:
+    """What speaks for `value` as the issuer (reasons appended to `reasons`)."""
+    score = 0.0
+    if ctx.sender_line == line.index and seg_no == 0:
+        score += 3.5
+        reasons.append("sender line")
+    elif seg_no > 0:
+        score -= 0.5
     if suffix:
-        if line.index in wanted or (line.index < 15 and line.index not in ctx.body):
-            score += 4.0
-        else:
-            score += 2.0
+        # a legal form weighs most in the letterhead; in the footer, where the operating
+        # company of a brand (a hotel, a shop chain) is named, less than the brand on top
+        near_top = line.index < 15 and line.index not in ctx.body and (
+            ctx.rank.get(line.index, 99) < 6 or line.index < len(ctx.doc.lines) - 10)
+        score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
         reasons.append("legal suffix")
-        if _name_words(value) == 0:
+        if name_words(value) == 0:
             score -= 3.0
+    return (score + _place_merits(ctx, line, value, suffix is not None, reasons)
+            + _text_merits(ctx, value, reasons))
+
+
+def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
+                  reasons: list[str]) -> float:
+    """Letterhead rank (not for the address block under the name, unless with a legal
+    form), footer, capitals and a kind of business in the letterhead, a registration id
+    nearby."""
+    score = 0.0
     position = ctx.rank.get(line.index)
+    if (position is not None and not legal_form and ctx.address_from is not None
+            and line.index > ctx.address_from):
+        position = None
     if position is not None and position < 6:
         score += 3.0 - 0.5 * position
         reasons.append("letterhead")
-    elif line.index >= n - 10:
+    elif line.index >= len(ctx.doc.lines) - 10:
         score += 1.0
         reasons.append("footer")
-    if position is not None and len(value.split()) >= 2 and _all_capitals(value):
+    if position is not None and len(value.split()) >= 2 and all_capitals(value):
         score += 1.0  # receipts and letterheads print the name in capitals
-    kind = _business_words().search(folded)
+    folded = fold(value)
+    kind = business_words().search(folded)
     if (position is not None and position < 6 and kind is not None
-            and _RX0.search(_business_words().sub(" ", folded))):  # a name beside the kind
+            and _RX0.search(business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
     if any(line.index + d in ctx.reg_lines for d in range(-2, 3)):
         score += 1.0
         reasons.append("near registration id")
+    return score
+
+
+def _text_merits(ctx: _Page, value: str, reasons: list[str]) -> float:
+    """The name repeated elsewhere in the document, or matching an e-mail or web domain."""
+    score = 0.0
     k = _key(value)
     if len(k) >= 3 and ctx.all_keys.count(k) >= 2:
         score += 1.5
@@ -403,15 +394,22 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
             d in k or (len(k) >= 4 and k[:6] in d) for d in ctx.domain_keys):
         score += 2.0
         reasons.append("matches e-mail/web domain")
-    if score < MIN_SCORE:
-        return None  # what follows only lowers the score
+    return score
+
+
+def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None,
+                     score: float) -> float:
+    """`score` less what speaks against `value` (tests cheapest first; stops once the score
+    is under MIN_SCORE, since each test only lowers it)."""
     split = value.split()
     words = [w for w in split if w[:1].isalpha()]
-    # penalties, cheapest first: each only lowers the score, so stop once it is too low
+    folded = fold(value)
+    vocab, registration = ctx.vocab, ctx.registration
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
-        (lambda: len(split) > 7, 2.0),
+        # (a branch in brackets, "(SETIA ALAM)", is no sentence)
+        (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
         (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
         # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
         (lambda: not suffix and text.rstrip().endswith(","), 1.0),
@@ -423,27 +421,19 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         # an amount or a "label : value" pair
         (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
         (lambda: _ADDRESS.search(value) or (not suffix and (
-            _POSTCODE.search(value) or _address_words().search(value))), 3.0),
+            _POSTCODE.search(value) or address_words().search(value))), 3.0),
         (lambda: _BANKISH.search(value), 4.0),
     )
     for test, cost in penalties:
         if score < MIN_SCORE:
-            return None
+            return score
         if test():
             score -= cost
-    if score < MIN_SCORE:
-        return None
-    return IssuerCandidate(value, line, score, tuple(reasons))
+    return score
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:
     return " " if _RX1D.search(match.group(0)) else match.group(0)
-
-
-def _all_capitals(text: str) -> bool:
-    """Every letter of `text` is a capital (and it has one)."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and all(ch.isupper() for ch in letters)
 
 
 def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
@@ -451,6 +441,19 @@ def _title_line(line: Line, vocab: re.Pattern[str]) -> bool:
     text = line.folded.strip(" .:-*=_")
     return (0 < len(text.split()) <= 4 and not _RX1D.search(text) and ":" not in text
             and vocab.search(text) is not None and line.text.upper() == line.text)
+
+
+def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
+    """The first letterhead line after the first one that is an address or a phone number
+    (a street, a postcode, an address word) without a legal form: where the letterhead's
+    address block starts. None when there is none."""
+    for index in sorted(rank)[1:]:
+        text = doc.lines[index].text
+        if legal_suffix(text) is None and (
+                _ADDRESS.search(text) or _POSTCODE.search(text) or _PHONE.search(text)
+                or address_words().search(text)):
+            return index
+    return None
 
 
 def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
@@ -475,11 +478,11 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        if ln.index not in skip and not _garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
+        if ln.index not in skip and not garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
-                registration, body)
+                registration, body, _address_start(doc, rank))
     from_body = 0
     for line in doc.lines:
         if line.index in skip:

@@ -1,0 +1,152 @@
+"""What a company name looks like, for the issuer scorer (issuer.py): legal forms (with
+their OCR misreadings fixed), OCR debris, words that name a kind of business or an address,
+and the clean-up of a value. Pure functions and cached patterns built from the lexicon."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from renamerd.engine.lexicon import alternation, common
+
+_RX0 = re.compile(r"[^\W\d_]{3,}")
+_RX1 = re.compile(r"\s+")
+_LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
+
+
+_INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
+                "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
+                "berhad", "limited", "corporation"}
+
+
+@functools.cache
+def suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    suffixes = common()["legal_suffixes"]
+    strict = {s for s in suffixes if s.lower() not in _INSENSITIVE}
+    loose = {s.lower() for s in suffixes if s.lower() in _INSENSITIVE}
+    return re.compile(alternation(strict, exact=True)), re.compile(alternation(loose, exact=True),
+                                                                    re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def legal_suffix(text: str) -> re.Match[str] | None:
+    """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
+    strict, loose = suffix_patterns()
+    found = [m for p in (strict, loose) for m in p.finditer(text)]
+    if not found:
+        return None
+    return max(found, key=lambda m: (m.end(), m.end() - m.start()))
+
+
+@functools.cache
+def ocr_fixes() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """OCR misreadings of legal forms ("SON BHD", "5DN BHD", "$/B"), from common.json."""
+    return tuple((re.compile(pattern), repl)
+                 for pattern, repl in common()["ocr_suffix_fixes"])
+
+
+#: a lookbehind assertion at the start of a pattern's source
+_LEADING_LOOKBEHIND = re.compile(r"^\(\?<[!=](?:\[[^\]]*\]|\\.|[^()\\])*\)")
+
+
+@functools.cache
+def any_ocr_fix() -> re.Pattern[str]:
+    """One pattern matching (at least) wherever any of the fixes would, to skip lines that
+    need none (most) with one search. Each fix's leading lookbehind is dropped (a weaker
+    pattern, so never a missed fix): then every branch starts with a literal or a character
+    class and `re` scans for those characters instead of trying each branch at each offset."""
+    parts = []
+    for pattern, _repl in common()["ocr_suffix_fixes"]:
+        flags = ""
+        if pattern.startswith("(?i)"):
+            pattern, flags = pattern[4:], "i"
+        parts.append(f"(?{flags}:{_LEADING_LOOKBEHIND.sub('', pattern)})")
+    return re.compile("|".join(parts))
+
+
+#: initials ("D.I.Y.", "S.H.H."): single capitals or digits joined by dots
+_INITIALS = re.compile(r"(?<![\w.])(?:[A-Z0-9]\.){2,}[A-Z0-9]?(?![\w])")
+_INITIAL_LETTERS = str.maketrans("1058", "IOSB")
+_INITIALS_HINT = re.compile(r"[A-Z0-9]\.[A-Z0-9]\.")  # what every match holds, found faster
+
+
+def fix_ocr_suffixes(text: str) -> str:
+    """`text` with misread legal forms corrected ("MR DIY (M) SON BHD" -> "... SDN BHD"), and
+    digits inside initials that hold a letter read as the letters they resemble
+    ("MR O.1.Y." -> "MR O.I.Y."). Pure."""
+    if any_ocr_fix().search(text):
+        for pattern, repl in ocr_fixes():
+            text = pattern.sub(repl, text)
+    if "." in text and _INITIALS_HINT.search(text):
+        text = _INITIALS.sub(
+            lambda m: m.group(0).translate(_INITIAL_LETTERS)
+            if any(ch.isalpha() for ch in m.group(0)) else m.group(0), text)
+    return text
+
+
+@functools.cache
+def business_words() -> re.Pattern[str]:
+    """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
+    return re.compile(alternation(common()["business_words"]))
+
+
+@functools.cache
+def address_words() -> re.Pattern[str]:
+    return re.compile(alternation(common()["address_words"]), re.I)
+
+
+def name_words(text: str) -> int:
+    """Words of `text` that are neither legal-form words nor short bracketed codes."""
+    count = 0
+    for w in text.split():
+        bare = w.strip("().,")
+        match = legal_suffix(w)
+        if len(bare) < 2 or (match is not None and match.group(0) == w):
+            continue
+        if w.startswith("(") and len(bare) <= 3:
+            continue
+        count += 1
+    return count
+
+
+def garbage(text: str) -> bool:
+    """OCR debris: too few letters (under four, or under 60% of the non-blank characters), or
+    no word of three letters or more."""
+    letters = sum(map(str.isalpha, text))
+    if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
+        return True
+    return sum(map(len, _RX0.findall(text))) < 5
+
+
+def clean_name(value: str) -> str:
+    label = _LABEL_PREFIX.match(value)
+    if label:
+        value = value[label.end():]
+    if "  " in value or not value.isprintable():  # else its only blanks are single spaces
+        value = _RX1.sub(" ", value)
+    value = value.strip(" \t,;:-–·|•*#_~\"'")
+    return value[:100].strip()
+
+
+def strip_debris(value: str) -> str:
+    """`value` without OCR debris at its end when it is written in capitals: specks beside a
+    letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
+    words = value.split()
+    end = len(words)
+    while end > 2 and (not any(ch.isalnum() for ch in words[end - 1])
+                       or (len(words[end - 1]) <= 2 and words[end - 1].islower())):
+        end -= 1
+    if end == len(words) or not all_capitals(" ".join(words[:end])):
+        return value
+    return " ".join(words[:end]).rstrip(" ,;:-")
+
+
+def letters_ratio(text: str) -> float:
+    letters = sum(map(str.isalpha, text))
+    return letters / max(len(text) - text.count(" "), 1)
+
+
+def all_capitals(text: str) -> bool:
+    """Every letter of `text` is a capital (and it has one)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and all(ch.isupper() for ch in letters)

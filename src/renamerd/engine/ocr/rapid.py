@@ -1,0 +1,319 @@
+"""PP-OCR through RapidOCR (the `rapidocr` package, ONNX Runtime): detection, recognition and
+the line classifier, with the models shipped inside the wheel (nothing is downloaded).
+
+* Scale: detection finds lines whose text is about TARGET_TEXT_PX high; the page is scaled so
+  its median word height (when a tesseract reading gave it) comes near that, within
+  [MIN_SCALE, MAX_SCALE] and a long side of at most MAX_SIDE pixels.
+* Memory: the detector's activations cost about 190 MB per megapixel of input (measured), so
+  the page is detected in horizontal bands of at most BAND_PIXELS pixels that overlap by a few
+  lines; a line cut by a band's edge is taken from the neighbouring band, where it is whole,
+  and a line seen whole in two bands is kept once (by which side of the overlap's middle its
+  centre lies). Each band becomes a 3-channel array only while it is read. Every line is then
+  recognised once, cropped from the whole page (recognition costs more than detection: lines
+  in the overlaps are not read twice).
+* Threads: each engine runs ONNX Runtime with one intra-op and one inter-op thread, and at most
+  `POOL_SIZE` engines (one per core) exist per process, shared by the threads that OCR: the
+  engine renames several documents at once on few cores, so parallelism comes from documents,
+  and memory stays at POOL_SIZE copies of the models (~60 MB each) whatever the thread count.
+* Orientation: a photo taken sideways gives mostly tall text boxes; an upside-down page gives
+  few confident lines. Either way the longest boxes are read again, turned, recognition only
+  (a few small crops), and the page is read once more turned the way that reads best.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import math
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from PIL import Image
+
+from renamerd.engine.ocr.lines import OcrLine, OcrPage
+
+log = logging.getLogger(__name__)
+
+#: long side (pixels) of the page detected at most
+MAX_SIDE = 2000
+#: text height (pixels) the detector finds reliably (lines of ~20 px were missed, ~30 found)
+TARGET_TEXT_PX = 30.0
+#: the page is reduced at most 4x, enlarged at most 2x to bring its text to TARGET_TEXT_PX
+MIN_SCALE, MAX_SCALE = 0.25, 2.0
+#: pixels per detection band (~190 MB of activations per megapixel, plus ~60 MB fixed)
+BAND_PIXELS = 250_000
+#: rows of overlap between bands (at least the height of a heading line)
+BAND_OVERLAP = 64
+#: engines per process (each one thread): one per core, at most 4
+POOL_SIZE = max(1, min(os.cpu_count() or 1, 4))
+#: lines read with less confidence than this are dropped (RapidOCR's own default)
+MIN_LINE_CONFIDENCE = 0.5
+#: a reading whose mean confidence is under this is weak (upside down? upright pages read
+#: at 0.95-1.0, upside-down ones at 0.6-0.8: measured on generated pages)
+WEAK_CONFIDENCE = 0.85
+#: a reading scoring less than this (characters x confidence) is tried upside down too
+LITTLE_TEXT = 20
+#: longest boxes read again, turned, to find a page's orientation
+PROBE_BOXES = 3
+
+_PARAMS: dict[str, Any] = {
+    "Global.log_level": "error",
+    "Global.text_score": 0.0,  # every box comes back; we filter (and count the rejects)
+    "Global.max_side_len": MAX_SIDE,
+    "Global.use_vertical_padding": False,  # (it would pad a wide band to 1/8 of its width)
+    "Det.limit_type": "max",  # detect at the size given (bands are at most MAX_SIDE wide)
+    "Det.limit_side_len": MAX_SIDE,
+    "Global.use_cls": False,  # orientation is found per page (see above)
+    "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+    "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+}
+
+
+class RapidUnavailable(RuntimeError):
+    """The `rapidocr` package or ONNX Runtime is not installed (or its models are missing)."""
+
+
+@functools.cache
+def available() -> bool:
+    """True when RapidOCR and ONNX Runtime can be imported (checked once per process)."""
+    try:
+        import onnxruntime  # noqa: F401
+        import rapidocr  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
+def backend_errors() -> tuple[type[BaseException], ...]:
+    """What RapidOCR, ONNX Runtime and OpenCV raise on a page they cannot read."""
+    errors: tuple[type[BaseException], ...] = (RuntimeError, ValueError, TypeError, IndexError)
+    try:
+        import cv2
+
+        errors += (cv2.error,)
+    except ImportError:
+        pass
+    return errors
+
+
+class _Pool:
+    """At most POOL_SIZE RapidOCR engines, made on first need, lent one per caller."""
+
+    def __init__(self) -> None:
+        self._free: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._made = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def engine(self) -> Iterator[Any]:
+        try:
+            engine = self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                make = self._made < POOL_SIZE
+                if make:
+                    self._made += 1
+            engine = _make_engine() if make else self._free.get()
+        try:
+            yield engine
+        finally:
+            self._free.put(engine)
+
+
+def _make_engine() -> Any:
+    if not available():
+        raise RapidUnavailable("rapidocr / onnxruntime is not installed")
+    from rapidocr import RapidOCR
+
+    # (RapidOCR logs through its own handler; our level keeps its info lines out of ours)
+    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+    return RapidOCR(params=dict(_PARAMS))
+
+
+_POOL = _Pool()
+
+
+def warm_up() -> None:
+    """Load one engine's models now (about a second) instead of on the first scan."""
+    with _POOL.engine() as engine:
+        engine(_as_array(Image.new("L", (64, 32), 255)), use_det=True, use_cls=False,
+               use_rec=True)
+
+
+def read(image: Image.Image, word_height: float = 0.0) -> OcrPage:
+    """OCR one page image (any mode; grey is best) and return its lines, upright.
+
+    `word_height`: the median word height in `image`'s pixels when known (from a tesseract
+    reading), used to scale the page for detection. Raises RapidUnavailable when the backend
+    is missing. Thread-safe (engines are pooled); safe to repeat.
+    """
+    started = time.perf_counter()
+    page = fit(image, word_height)
+    with _POOL.engine() as engine:
+        raw = _read_bands(engine, page)
+        rotation = _orientation(engine, page, raw)
+        if rotation == 0 and _score(raw) < LITTLE_TEXT:
+            rotation = 180  # upside-down lines are often not even recognised as text
+        if rotation:
+            turned_page = page.rotate(-rotation, expand=True)
+            turned = _read_bands(engine, turned_page)
+            if _score(turned) >= _score(raw):
+                raw, page = turned, turned_page
+            else:
+                rotation = 0
+    lines = [line for line in raw if line.confidence >= MIN_LINE_CONFIDENCE]
+    return OcrPage(lines, page.width, page.height, "rapidocr", rotation,
+                   seconds=time.perf_counter() - started)
+
+
+def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
+    """`image` grey, scaled for detection (see the module docstring)."""
+    grey = image if image.mode == "L" else image.convert("L")
+    scale = 1.0
+    if word_height > 0:
+        scale = min(max(TARGET_TEXT_PX / word_height, MIN_SCALE), MAX_SCALE)
+    scale = min(scale, MAX_SIDE / max(grey.size))
+    if abs(scale - 1.0) < 0.05:
+        return grey
+    size = (max(1, round(grey.width * scale)), max(1, round(grey.height * scale)))
+    resample = Image.Resampling.BOX if scale < 1 else Image.Resampling.BICUBIC
+    return grey.resize(size, resample)
+
+
+def _read_bands(engine: Any, page: Image.Image) -> list[OcrLine]:
+    """Every line of `page` (confident or not): detected band by band, each line then
+    recognised once, from the whole page (see the module docstring)."""
+    lines = []
+    for quad in _detect(engine, page):
+        text, score = _recognise_line(engine, _crop(page, quad))
+        if text.strip():
+            lines.append(_line(quad, text, score))
+    return lines
+
+
+Quad = list[tuple[float, float]]
+
+
+def _detect(engine: Any, page: Image.Image) -> list[Quad]:
+    """Text boxes (four corners, page pixels) of `page`, detected in bands across the page;
+    where most boxes were cut by the bands' edges (a sideways page: its lines run down the
+    bands), in bands down the page instead."""
+    quads, cut = _detect_across(engine, page)
+    if cut <= len(quads):
+        return quads
+    turned, turned_cut = _detect_across(engine, page.transpose(Image.Transpose.ROTATE_90))
+    if len(turned) <= len(quads):
+        return quads
+    # (ROTATE_90 is counter-clockwise: a point (x, y) of the turned page is (W - y, x) here)
+    return [[(page.width - y, x) for x, y in quad] for quad in turned]
+
+
+def _detect_across(engine: Any, page: Image.Image) -> tuple[list[Quad], int]:
+    """(boxes kept, boxes dropped because a band's edge cut them)."""
+    rows = max(BAND_PIXELS // max(page.width, 1), 2 * BAND_OVERLAP)
+    if rows >= page.height:
+        return _detect_in(engine, page, 0), 0
+    quads: list[Quad] = []
+    cut = 0
+    top = 0
+    while True:
+        bottom = min(top + rows, page.height)
+        upper_cut = top + BAND_OVERLAP / 2 if top > 0 else float("-inf")
+        lower_cut = bottom - BAND_OVERLAP / 2 if bottom < page.height else float("inf")
+        for quad in _detect_in(engine, page.crop((0, top, page.width, bottom)), top):
+            y0, y1 = min(y for _x, y in quad), max(y for _x, y in quad)
+            if (top > 0 and y0 <= top + 1) or (bottom < page.height and y1 >= bottom - 1):
+                cut += 1
+            elif upper_cut <= (y0 + y1) / 2 < lower_cut:
+                quads.append(quad)
+        if bottom >= page.height:
+            return quads, cut
+        top += rows - BAND_OVERLAP
+
+
+def _detect_in(engine: Any, image: Image.Image, top: int) -> list[Quad]:
+    """Detection only, on `image`; corners moved down by `top` rows."""
+    # (every flag given: RapidOCR keeps the flags of the previous call as its new defaults)
+    out = engine(_as_array(image), use_det=True, use_cls=False, use_rec=False)
+    boxes = getattr(out, "boxes", None)
+    if boxes is None:
+        return []
+    return [[(float(x), float(y) + top) for x, y in quad] for quad in boxes]
+
+
+def _crop(page: Image.Image, quad: Quad) -> Image.Image:
+    """The line inside `quad` (top-left, top-right, bottom-right, bottom-left), straightened;
+    a tall one turned a quarter counter-clockwise, as RapidOCR does."""
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad
+    width = max(math.dist((ax, ay), (bx, by)), math.dist((dx, dy), (cx, cy)))
+    height = max(math.dist((ax, ay), (dx, dy)), math.dist((bx, by), (cx, cy)))
+    size = (max(1, round(width)), max(1, round(height)))
+    crop = page.transform(size, Image.Transform.QUAD, (ax, ay, dx, dy, cx, cy, bx, by),
+                          Image.Resampling.BICUBIC)
+    return crop.rotate(90, expand=True) if size[1] >= 1.5 * size[0] else crop
+
+
+def _recognise_line(engine: Any, crop: Image.Image) -> tuple[str, float]:
+    """Recognition only, of one line image: (text, confidence)."""
+    out = engine(_as_array(crop), use_det=False, use_cls=False, use_rec=True)
+    texts: tuple[Any, ...] = tuple(getattr(out, "txts", None) or ())
+    scores: tuple[Any, ...] = tuple(getattr(out, "scores", None) or ())
+    if not texts or not scores:
+        return "", 0.0
+    return str(texts[0]), float(scores[0])
+
+
+def _as_array(image: Image.Image) -> Any:
+    import numpy as np
+
+    grey = np.asarray(image.convert("L") if image.mode != "L" else image)
+    return np.repeat(grey[:, :, None], 3, axis=2)
+
+
+def _line(quad: Any, text: str, score: float) -> OcrLine:
+    xs = [float(p[0]) for p in quad]
+    ys = [float(p[1]) for p in quad]
+    (x0, y0), (x1, y1) = quad[0], quad[1]
+    angle = math.degrees(math.atan2(float(y1) - float(y0), float(x1) - float(x0)))
+    return OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), float(score), angle)
+
+
+def _score(lines: list[OcrLine]) -> float:
+    """Characters of the confident lines times their confidence (compare readings)."""
+    good = [ln for ln in lines if ln.confidence >= MIN_LINE_CONFIDENCE]
+    return OcrPage(good, 0, 0, "rapidocr").score()
+
+
+def _orientation(engine: Any, image: Image.Image, lines: list[OcrLine]) -> int:
+    """Clockwise degrees that turn the page upright: 0 unless its boxes are mostly tall
+    (sideways: 90 or 270) or few of its lines were read with confidence (maybe 180)."""
+    long_boxes = [ln for ln in lines if max(ln.box[2] - ln.box[0], ln.height) > 40]
+    if not long_boxes:
+        return 0
+    tall = sum(1 for ln in long_boxes if ln.height > 1.5 * (ln.box[2] - ln.box[0]))
+    if tall * 2 > len(long_boxes):
+        candidates = (90, 270)
+    elif OcrPage(lines, image.width, image.height, "rapidocr").confidence < WEAK_CONFIDENCE:
+        candidates = (0, 180)
+    else:
+        return 0
+    probes = sorted(long_boxes, key=lambda ln: -max(ln.box[2] - ln.box[0], ln.height))
+    crops = [image.crop(ln.box) for ln in probes[:PROBE_BOXES]]
+    best, best_score = 0, -1.0
+    for turn in candidates:
+        score = sum(_recognise(engine, crop.rotate(-turn, expand=True)) for crop in crops)
+        if score > best_score:
+            best, best_score = turn, score
+    return best
+
+
+def _recognise(engine: Any, crop: Image.Image) -> float:
+    """Recognition only, of one line image: characters read times confidence."""
+    text, score = _recognise_line(engine, crop)
+    return len(text) * score

@@ -1,0 +1,97 @@
+"""The issuer scorer's named steps (fields/issuer.py), each on its own."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from renamerd.engine.fields import extract
+from renamerd.engine.fields.document import Doc
+from renamerd.engine.fields.issuer import (
+    _after_lower_case_words,
+    _vetoed,
+    _vocab,
+    _weak_suffix,
+    cut_registration,
+    issuer_candidates,
+    legal_suffix,
+)
+
+REGISTRATION = re.compile(r"(?<!\w)(?:company reg\. no|reg\. no|co\.reg)(?!\w)")
+
+
+def test_a_registration_label_and_what_follows_are_cut_off() -> None:
+    assert cut_registration("ACME Ltd Company Reg. No 123", REGISTRATION) == "ACME Ltd"
+    assert cut_registration("ACME Ltd (Co.Reg 860671-D)", REGISTRATION) == "ACME Ltd"
+    assert cut_registration("Reg. No 123", REGISTRATION) is None
+    assert cut_registration("ACME Ltd", REGISTRATION) == "ACME Ltd"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Operated by Kingsley Software Inc.", "Kingsley Software Inc."),
+    ("Geëxploiteerd door Meijer Energie B.V.", "Meijer Energie B.V."),
+    ("Banco de Sabadell S.A.", "Banco de Sabadell S.A."),  # a particle stays in the name
+    ("Smit & de Vries B.V.", "Smit & de Vries B.V."),
+    ("Northwind Traders Ltd", "Northwind Traders Ltd"),
+])
+def test_a_name_before_its_legal_form_starts_after_a_lower_case_word(text: str,
+                                                                     name: str) -> None:
+    suffix = legal_suffix(text)
+    assert suffix is not None
+    start = _after_lower_case_words(text, 0, suffix.start())
+    assert text[start:suffix.end()] == name
+
+
+@pytest.mark.parametrize("value", ["x", "Tel. +44 20 7946 0000", "info@acme.example",
+                                   "www.acme.example", "1234 5678", "Invoice"])
+def test_what_can_never_be_a_name_is_vetoed(value: str) -> None:
+    _rec, vocab, _reg = _vocab("en")
+    assert _vetoed(value, vocab)
+
+
+def test_a_name_is_not_vetoed() -> None:
+    _rec, vocab, _reg = _vocab("en")
+    assert not _vetoed("Northwind Traders Ltd", vocab)
+
+
+def test_a_two_letter_form_inside_an_address_is_weak() -> None:
+    value = "12 rue de la Paix SA"
+    suffix = legal_suffix(value)
+    assert suffix is not None and _weak_suffix(suffix, value)
+    name = "Siemens AG"
+    suffix = legal_suffix(name)
+    assert suffix is not None and not _weak_suffix(suffix, name)
+
+
+def test_a_brand_on_top_is_preferred_to_its_operating_company_in_the_footer() -> None:
+    lines = ["HOTEL AURORA", "Hauptstraße 3 · 10115 Berlin", "RECHNUNG",
+             "Rechnungsnummer: RE-2024-00012", "Rechnungsdatum: 12.03.2024",
+             *[f"Übernachtung {i} 120,00" for i in range(6)], "Gesamtbetrag: 720,00 €",
+             "Betrieben von Aurora Hospitality GmbH · Hauptstraße 3 · 10115 Berlin",
+             "USt-IdNr. DE123456789 · Deutsche Bank AG"]
+    result = extract(["\n".join(lines)])
+    assert result.values["issuer"] == "HOTEL AURORA"
+    names = [c.value for c in issuer_candidates(Doc.from_pages(["\n".join(lines)]), "de")]
+    assert "Aurora Hospitality GmbH" in names  # the legal entity is recognised too
+
+
+def test_the_customer_in_a_bill_to_block_is_kept_apart_from_the_seller() -> None:
+    text = ("Northwind Traders Ltd\n12 High Street\nLondon EC1A 1BB\nINVOICE\n"
+            "Invoice number: INV-7\nInvoice date: 14 March 2024\nBill to:\nFabrikam Holdings PLC\n"
+            "5 Market Road\nLeeds LS1 4AB\nTotal: £100.00")
+    assert extract([text]).values["issuer"] == "Northwind Traders Ltd"
+
+
+def test_a_name_wrapped_inside_brackets_is_joined_with_the_line_below() -> None:
+    text = ("AIK HUAT HARDWARE ENTERPRISE (SETIA\nALAM) SDN BHD\n822737-X\nNO. 17-G, JALAN SETIA\n"
+            "SEKSYEN U13, 40170 SHAH ALAM\nTOTAL 15.00\nCASH 15.00")
+    assert extract([text]).values["issuer"] == (
+        "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD")
+
+
+def test_lines_of_the_address_block_under_the_name_are_no_letterhead() -> None:
+    text = ("FUYIMINIMARKET\nBR No.:0195932-X\nNO 43-45-47G,\nTAMAN SEJATI\nIJOK, 45600 BESTARI JAYA,\n"
+            "KUALA SELANGOR\n03-3279 1851.\nGST No.:001601310720\n25/01/2018 1:22:56PM\n"
+            "TAX INVOICE\nTOTAL 9.00\nCASH 50.00\nCHANGE 41.00")
+    assert extract([text]).values["issuer"] == "FUYIMINIMARKET"

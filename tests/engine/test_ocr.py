@@ -1,0 +1,173 @@
+"""The OCR layer: lines laid out as text, PP-OCR's orientation and bands, the "auto" choice."""
+
+from __future__ import annotations
+
+import io
+import socket
+
+import pytest
+from PIL import Image
+
+from engine import docmaker as dm
+from renamerd.engine.ocr import rapid
+from renamerd.engine.ocr.lines import OcrLine, OcrPage, layout_text, rows, skew_angle
+from renamerd.engine.ocr.reader import OcrReader
+from renamerd.engine.ocr.tesseract import PageImage
+from renamerd.engine.text import open_text
+from renamerd.engine.types import EngineConfig
+
+INVOICE = [
+    dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),
+    dm.TextAt(20, 28, "12 High Street, London", 10),
+    dm.TextAt(130, 20, "INVOICE", 16, bold=True),
+    dm.TextAt(130, 30, "Invoice number: INV-2024-0042", 10),
+    dm.TextAt(130, 36, "Invoice date: 14 March 2024", 10),
+    dm.TextAt(20, 60, "Consulting services   1,200.00", 10),
+    dm.TextAt(20, 70, "Total amount due: 1,440.00 GBP", 10),
+]
+
+
+def _line(text: str, x: float, y: float, w: float, h: float = 20.0,
+          angle: float = 0.0) -> OcrLine:
+    return OcrLine(text, (x, y, x + w, y + h), 0.95, angle)
+
+
+def test_boxes_on_one_row_are_joined_and_wide_gaps_kept_as_columns() -> None:
+    lines = [_line("12.50", 600, 101, 80), _line("Total", 20, 100, 80),
+             _line("ACME", 20, 10, 100), _line("Sdn Bhd", 130, 12, 120),
+             _line("Thank you", 20, 300, 150)]
+    assert layout_text(lines) == "ACME Sdn Bhd\n\nTotal | 12.50\n\nThank you"
+
+
+def test_skewed_rows_are_grouped_after_the_skew_is_undone() -> None:
+    # a page photographed 5 degrees off: each row's right end sits ~60 px lower than its left
+    lines = []
+    for row in range(6):
+        y = 100 + 60 * row
+        lines += [_line(f"left{row}", 20, y, 300, 24, 5.0),
+                  _line(f"right{row}", 700, y + 60, 300, 24, 5.0)]
+    assert abs(skew_angle(lines) - 5.0) < 0.01
+    grouped = rows(lines)
+    assert [[ln.text for ln in row] for row in grouped][:2] == [["left0", "right0"],
+                                                               ["left1", "right1"]]
+
+
+def test_page_confidence_weighs_lines_by_their_characters() -> None:
+    page = OcrPage([OcrLine("ABCDEFGH", (0, 0, 1, 1), 1.0), OcrLine("x", (0, 0, 1, 1), 0.0)],
+                   100, 100, "rapidocr")
+    assert page.characters == 9 and page.confidence == pytest.approx(8 / 9)
+    assert OcrPage([], 1, 1, "rapidocr").confidence == 0.0
+
+
+def _page(rotate: int = 0, dpi: int = 150) -> Image.Image:
+    img = Image.open(io.BytesIO(dm.make_scan(INVOICE, dpi=dpi, rotate=rotate)))
+    img.load()
+    return img
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("OCR tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.mark.slow
+def test_pp_ocr_reads_a_page_with_the_models_of_the_wheel(no_network: None) -> None:
+    page = rapid.read(_page())
+    text = page.text
+    assert page.backend == "rapidocr" and page.rotation == 0
+    assert text.splitlines()[0].startswith("Northwind Traders Ltd")
+    assert "Northwind Traders Ltd | INVOICE" in text  # one row, two columns
+    assert "Invoice number: INV-2024-0042" in text
+    assert page.confidence > 0.9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("turned", [90, 180, 270])
+def test_pp_ocr_turns_sideways_and_upside_down_pages_upright(turned: int) -> None:
+    page = rapid.read(_page(rotate=turned))
+    assert (page.rotation + turned) % 360 == 0
+    assert page.text.splitlines()[0].startswith("Northwind Traders Ltd")
+
+
+@pytest.mark.slow
+def test_detection_in_bands_finds_every_line_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = rapid.read(_page(dpi=200)).text
+    monkeypatch.setattr(rapid, "BAND_PIXELS", 250_000)  # many bands on this page
+    banded = rapid.read(_page(dpi=200)).text
+    assert banded == whole
+
+
+@pytest.mark.slow
+def test_auto_reads_a_clean_scan_with_one_tesseract_pass() -> None:
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: _page(dpi=200)))
+    assert "INV-2024-0042" in text
+    assert reader.backends_used == ["tesseract"] and reader.tesseract_passes == 1
+
+
+@pytest.mark.slow
+def test_auto_hands_a_poor_reading_to_pp_ocr() -> None:
+    """A blurred, speckled photo of small print: tesseract's reading is weak, PP-OCR's kept."""
+    img = dm.render_page(INVOICE, dpi=110, noise=0.3, seed=3)
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: img))
+    assert reader.backends_used == ["rapidocr"]
+    assert "14 March 2024" in text
+
+
+def test_unknown_ocr_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="ocr: 'bogus' is not one of auto, rapidocr, tesseract"):
+        OcrReader(EngineConfig(ocr="bogus"))
+
+
+@pytest.mark.slow
+def test_rapidocr_mode_never_runs_tesseract(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RENAMERD_TESSERACT", "/nonexistent/tesseract")
+    doc = open_text(dm.make_scan(INVOICE), EngineConfig(ocr="rapidocr"))
+    assert "Northwind" in doc.page(0)
+    assert doc.ocr_backends == ["rapidocr"] and doc.ocr_languages is None
+
+
+RECEIPT = [dm.TextAt(8, 10, "99 SPEED MART S/B", 14, bold=True),
+           dm.TextAt(8, 18, "LOT 12, JALAN KLANG", 9), dm.TextAt(8, 24, "DATE: 24-01-2018 10:43", 9),
+           dm.TextAt(8, 30, "GARBAGE BAG 2 RM2.50", 9), dm.TextAt(8, 36, "TOTAL RM 2.50", 9),
+           dm.TextAt(8, 42, "CASH RM 5.00  CHANGE RM 2.50", 9)]
+
+
+@pytest.mark.slow
+def test_auto_reads_a_till_roll_with_pp_ocr_first() -> None:
+    """A receipt-shaped page (much longer than wide) goes to PP-OCR without a tesseract pass."""
+    page = dm.render_page(RECEIPT, dpi=200).crop((0, 0, 700, 1300))
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: page))
+    assert reader.backends_used == ["rapidocr"] and reader.tesseract_passes == 0
+    assert "99 SPEED MART S/B" in text and "24-01-2018" in text
+
+
+@pytest.mark.parametrize(("read", "fixed"), [
+    ("14/03/20185:57:07PM", "14/03/2018 5:57:07PM"),
+    ("Date | 03/02/201815:28", "Date | 03/02/2018 15:28"),
+    ("19/02/2018 16:45", "19/02/2018 16:45"),
+    ("12/03/2024", "12/03/2024"),
+])
+def test_a_time_fused_to_the_year_is_split_off(read: str, fixed: str) -> None:
+    from renamerd.engine.ocr.lines import split_fused_times
+
+    assert split_fused_times(read) == fixed
+
+
+def test_a_line_detected_twice_is_kept_once() -> None:
+    lines = [OcrLine("GIN KEE", (10, 10, 200, 30), 0.9), OcrLine("GIN KEE", (12, 11, 205, 31), 0.97),
+             OcrLine("12.50", (400, 10, 460, 30), 0.99)]
+    assert layout_text(lines) == "GIN KEE | 12.50"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(3, 3), (1, 900), (2000, 2)])
+def test_degenerate_pages_read_as_no_text(size: tuple[int, int]) -> None:
+    page = rapid.read(Image.new("L", size, 255))
+    assert page.text == ""
