@@ -77,6 +77,35 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 #: OCR often drops the first separator: "1202/2018" for 12/02/2018
 _FUSED = re.compile(r"(?<![\w.,/-])(\d{2})(\d{2})([./-])(\d{4})(?![\d])")
 
+#: Chinese, Japanese and Korean dates: "2024年5月3日", "2024년 5월 3일", "2024. 5. 3." (full-width
+#: digits are folded to ASCII before), and Japanese era years: "令和6年5月3日" (Reiwa 6 = 2024)
+_EAST_ASIAN = re.compile(r"(?<!\d)(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일号號]?")
+_KOREAN_DOTS = re.compile(r"(?<![\d.])(\d{4})\.\s+(\d{1,2})\.\s+(\d{1,2})\.?(?!\d)")
+_ERA = re.compile(r"(令和|平成|昭和)\s*(\d{1,2}|元)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+#: the year before an era's first year (Reiwa 1 = 2019)
+_ERA_BASE = {"令和": 2018, "平成": 1988, "昭和": 1925}
+
+
+def _east_asian_dates(doc: Doc, text: str) -> list[DateCandidate]:
+    """Dates written with 年月日 / 년월일 markers, era years, or Korean "2024. 5. 3."."""
+    if text.isascii():
+        return []
+    out: list[DateCandidate] = []
+    found: list[tuple[re.Match[str], int, int, int]] = []
+    for m in _EAST_ASIAN.finditer(text):
+        found.append((m, int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _KOREAN_DOTS.finditer(text):
+        found.append((m, int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _ERA.finditer(text):
+        year = 1 if m.group(2) == "元" else int(m.group(2))
+        found.append((m, _ERA_BASE[m.group(1)] + year, int(m.group(3)), int(m.group(4))))
+    for m, year, month, day in found:
+        value = _make(year, month, day)
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], False))
+    return out
+
 
 @functools.cache
 def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
@@ -210,6 +239,8 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
         if value:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], x <= 12 and y <= 12))
+    starts = {c.start for c in out}
+    out.extend(c for c in _east_asian_dates(doc, text) if c.start not in starts)
     out = [c for c in out if MIN_YEAR <= c.value.year <= max_year]
     out.sort(key=lambda c: c.start)
     return out
