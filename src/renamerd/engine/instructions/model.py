@@ -152,7 +152,8 @@ class Condition:
 @dataclass
 class Rules:
     """A compiled customTemplate. The name is `pattern` when set (fields and literal text),
-    else `fields` joined by `separator`; `case` and `date_format` apply to either."""
+    else `fields` joined by `separator` ("_" when not given); `case` and `date_format` apply
+    to either."""
 
     fields: list[str] | None = None
     separator: str | None = None
@@ -205,9 +206,10 @@ class Rules:
         if not self.fields:
             return None
         parts: list[Part] = []
+        separator = "_" if self.separator is None else self.separator
         for i, name in enumerate(self.fields):
-            if i and self.separator:
-                parts.append(Part("text", self.separator))
+            if i and separator:
+                parts.append(Part("text", separator))
             parts.append(Part("field", name, self.date_format if name == "date" else None))
         return parts
 
