@@ -39,6 +39,7 @@ _YEAR = re.compile(r"(?<![\w/\\.-])(19\d\d|20\d\d)(?![\w/\\-]|\.\d)")
 _NUMERIC_DATE = re.compile(r"(?<![\w/.-])(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})[./-](\d{1,2})"
                            r"[./-](\d{4}))(?![\w/-])")
 _QUOTE = r"""["“”«»']([^"“”«»']{1,60})["“”«»']"""
+_NOT_KEYWORDS = frozenset({"and", "und", "et", "y", "e", "en", "or", "oder", "ou", "o", "of"})
 _OR = r"\s*(?:,|or|oder|ou|o|of|and|und|et|y|e|en)\s*"
 _THE_WORD = (r"(?:the\s+words?|das\s+wort|die\s+w[öo]rter|le\s+mot|les\s+mots|la\s+palabra|"
              r"las\s+palabras|la\s+parola|le\s+parole|het\s+woord|de\s+woorden|a\s+palavra|"
@@ -136,7 +137,7 @@ def _date_expression(words: Vocab) -> re.Pattern[str]:
         rf"(?P<numeric>\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{4}})(?![\w/-])"
         rf"|(?P<day>\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s*(?:de\s+|of\s+)?(?P<dmonth>{months})"
         rf"(?:\s*,?\s*(?:de\s+)?(?P<dyear>\d{{4}}))?"
-        rf"|(?P<month>{months})(?:\s+(?P<mday>\d{{1,2}})(?:st|nd|rd|th)?,?)?"
+        rf"|(?P<month>{months})(?:\s+(?P<mday>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?,?)?"
         rf"(?:\s+(?:de\s+|del\s+|of\s+)?(?P<myear>\d{{4}}))?"
         rf"|(?P<year>(?:19|20)\d\d)(?![\w/-])")
 
@@ -230,6 +231,9 @@ def find_keywords(clause: Clause, words: Vocab) -> list[Found]:
         after = re.compile(rf"\s*(?:{_THE_WORD}\s+)?(?:{quoted_list}|(?P<word>[^\W\d_][\w-]*))",
                            re.I).match(clause.text, cue.end())
         before = re.search(rf"(?:{quoted_list})\s*$", clause.text[:cue.start()])
+        plain = after.group("word") if after else None
+        if plain and key(plain) in words.cues["put"] | words.cues["fillers"] | _NOT_KEYWORDS:
+            after = None  # "containing in Energy": no keyword was given
         if after and (after.group("word") is None or clause.free(after.start(), after.end())):
             span, found = (cue.start(), after.end()), _quoted(after.group(0))
             if after.group("word"):

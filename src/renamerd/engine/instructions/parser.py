@@ -81,8 +81,10 @@ def _read_pattern(clause: Clause, words: Vocab) -> PatternFound | None:
     found = read_pattern(clause, words)
     if found is None:
         return None
-    for m in list(clause.matches(words.rx("format"))):
-        clause.take(m.start(), m.end())
+    cues = [words.rx("format")] + ([words.rx("name")] if found.parts else [])
+    for cue in cues:
+        for m in list(clause.matches(cue)):
+            clause.take(m.start(), m.end())
     if found.date_format:  # "date as DD.MM.YYYY": the word "date" belongs to it
         for m in list(clause.matches(words.rx("fields"))):
             if words.fields[key(m.group(0))] == "date":
@@ -115,8 +117,11 @@ def _problem(clause: Clause, words: Vocab, pieces: Pieces, result: ClauseRules,
     leftover = clause.leftover()
     if leftover:
         folded = {key(w) for w in leftover}
+        for kind, reason in _DANGLING:  # a cue left whole, then one whose first word is left
+            if any(clause.matches(words.rx(kind))):
+                return f"{reason}: '{' '.join(leftover)}' not understood"
         for kind, reason in _DANGLING:
-            if folded & words.cues[kind]:
+            if folded & {phrase.split()[0] for phrase in words.cues[kind] if " " in phrase}:
                 return f"{reason}: '{' '.join(leftover)}' not understood"
         after_number = re.search(r"\d\s*(" + re.escape(leftover[0]) + r")(?!\w)", clause.text)
         if after_number and clause.free(after_number.start(1), after_number.end(1)):

@@ -131,7 +131,8 @@ def _runs(items: list[_Item]) -> list[list[_Item]]:
     runs: list[list[_Item]] = []
     current: list[_Item] = []
     for i, item in enumerate(items):
-        if item.kind == "cue":
+        if item.kind == "cue" or (item.kind == "sep" and "/" in item.value):
+            # a cue word ends a pattern; "a/{year}" is a folder path, not a name
             if current:
                 runs.append(current)
             current = []
@@ -153,7 +154,7 @@ def _runs(items: list[_Item]) -> list[list[_Item]]:
 
 
 def _is_pattern(run: list[_Item]) -> bool:
-    fields = [i for i in run if i.kind in ("field", "date")]
+    fields = [i for i in run if i.kind in ("field", "date", "bad")]
     literals = [i for i in run if i.kind in ("literal", "word")]
     if len(fields) < 2 and not (fields and literals):
         return False

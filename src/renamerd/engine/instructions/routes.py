@@ -61,12 +61,17 @@ def check_folder(raw: str) -> tuple[str | None, str | None]:
     return "/".join(out), None
 
 
-def _stop_words(words: Vocab) -> frozenset[str]:
-    stops: set[str] = set(_CONJUNCTIONS)
-    for kind in ("if", "over", "under", "at_least", "at_most", "before", "after", "containing",
-                 "else", "from", "name"):
-        stops.update(w for w in words.cues[kind] if " " not in w)
-    return frozenset(stops)
+#: cue kinds that end a folder or issuer name written without quotes
+_STOP_KINDS = ("if", "over", "under", "at_least", "at_most", "before", "after", "containing",
+               "else", "name", "put")
+
+
+def _stops_at(clause: Clause, words: Vocab, kinds: tuple[str, ...], pos: int) -> bool:
+    """True when a cue of `kinds` or a conjunction starts at `pos`."""
+    word = re.match(r"[\w']+", clause.folded[pos:])
+    if word and word.group(0) in _CONJUNCTIONS:
+        return True
+    return any(words.rx(kind).match(clause.folded, pos) for kind in kinds)
 
 
 def _strip_edges(words: Vocab, tokens: list[re.Match[str]]) -> list[re.Match[str]]:
@@ -85,7 +90,6 @@ def find_targets(clause: Clause, words: Vocab, naming_only: bool) -> list[Target
     ("and", "if", "over"...); quote folder names that hold such words. `naming_only`: the
     clause is about the name ("name it ... in lowercase"), so only a quoted or slashed
     target counts."""
-    stops = _stop_words(words)
     out: list[Target] = []
     for cue in list(clause.matches(words.rx("put"))):
         start = clause.skip_blanks(cue.end())
@@ -98,7 +102,8 @@ def find_targets(clause: Clause, words: Vocab, naming_only: bool) -> list[Target
             limit = min(clause.next_taken(start), len(clause.text))
             tokens: list[re.Match[str]] = []
             for m in _TARGET_TOKEN.finditer(clause.text, start, limit):
-                if key(m.group(0).strip("/")) in stops or clause.text[start:m.start()].count(","):
+                if tokens and (_stops_at(clause, words, (*_STOP_KINDS, "from"), m.start())
+                               or "," in clause.text[start:m.start()]):
                     break
                 tokens.append(m)
             tokens = _strip_edges(words, tokens)
@@ -160,7 +165,6 @@ def find_issuers(clause: Clause, words: Vocab) -> list[tuple[int, str, str | Non
     """(offset, issuer, problem) after "from"/"von"/"de"/"d'"...: the words up to the next
     taken part, a comma or a word that opens another part; copulas at the end are dropped.
     `problem` names a relative date ("from last year") the built-in reader cannot do."""
-    stops = _stop_words(words) - words.cues["from"]
     out: list[tuple[int, str, str | None]] = []
     cues = list(clause.matches(words.rx("from"))) + list(clause.matches(_ELISION))
     for cue in sorted(cues, key=lambda m: m.start()):
@@ -170,7 +174,8 @@ def find_issuers(clause: Clause, words: Vocab) -> list[tuple[int, str, str | Non
         limit = clause.next_taken(start)
         tokens = []
         for m in _ISSUER_TOKEN.finditer(clause.text, start, limit):
-            if key(m.group(0)) in stops or "," in clause.text[start:m.start()]:
+            if _stops_at(clause, words, _STOP_KINDS, m.start()) \
+                    or "," in clause.text[start:m.start()]:
                 break
             tokens.append(m)
         while tokens and key(tokens[-1].group(0)) in _COPULAS | words.cues["fillers"]:
@@ -180,7 +185,7 @@ def find_issuers(clause: Clause, words: Vocab) -> list[tuple[int, str, str | Non
         name = clause.text[tokens[0].start():tokens[-1].end()].strip(" .:\"'")
         if not name or len(name) > 60:
             continue
-        folded = {key(t.group(0)) for t in tokens}
+        folded = {re.sub(r"^(?:l|d|dell|de l)'", "", key(t.group(0))) for t in tokens}
         problem = None
         if folded & words.cues["relative"] and folded & set(words.dims):
             problem = f"relative dates ('{name}') are not understood: write the year or month"
