@@ -218,16 +218,14 @@ class Part:
         return self.kind == "text" and not any(ch.isalnum() for ch in self.value)
 
 
-def _field_part(part: Part, values: Mapping[str, Any], language: str, inner: str,
-                keep: str | None) -> tuple[str | None, bool]:
-    """(text of a field part or None, whether `keep` was used for it)."""
-    if keep and unread_fields([part.value], values):
-        return keep, True
+def _field_part(part: Part, values: Mapping[str, Any], language: str, inner: str
+                ) -> str | None:
+    """The text of a field part, or None when the field has no value."""
     text = _field_text(part.value, values, language, part.fmt, False)
     if not text:
-        return None, False
+        return None
     text = _RX0.sub(inner, text.strip().rstrip("."))
-    return "".join("-" if ch in FORBIDDEN else ch for ch in text), False
+    return "".join("-" if ch in FORBIDDEN else ch for ch in text)
 
 
 def render_pattern(parts: list[Part], values: Mapping[str, Any], extension: str, *,
@@ -237,11 +235,13 @@ def render_pattern(parts: list[Part], values: Mapping[str, Any], extension: str,
 
     Fields without a value are left out with the separator before them; literal words are
     always written. `keep` (the meaningful part of the original name) stands in the place of
-    the first field that could not be read, once. Never empty: falls back to `keep`, the
-    document type or 'document'. Returns a safe name with the real type's extension."""
+    the first field that could not be read; the other unread fields (a type "other"
+    included) are then left out. Never empty: falls back to `keep`, the document type or
+    'document'. Returns a safe name with the real type's extension."""
     spaced = any(p.kind == "text" and p.is_separator and " " in p.value for p in parts)
     inner = " " if spaced else "-"
     out: list[tuple[bool, str]] = []  # (is separator, text)
+    kept = False
     for part in parts:
         if part.kind == "text":
             if part.is_separator:
@@ -250,9 +250,12 @@ def render_pattern(parts: list[Part], values: Mapping[str, Any], extension: str,
             else:
                 out.append((False, part.value))
             continue
-        text, used = _field_part(part, values, language, inner, keep)
-        if used:
-            keep = None
+        if keep is not None and unread_fields([part.value], values):
+            if not kept:
+                out.append((False, keep))
+                kept = True
+            continue
+        text = _field_part(part, values, language, inner)
         if text:
             out.append((False, text))
     while out and out[-1][0]:
