@@ -9,6 +9,7 @@ language ("Datum, Firma, Nummer"), not a pattern: the naming rules read those.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -68,8 +69,13 @@ def _camel_field(word: str, words: Vocab) -> str | None:
     spaced = key(_CAMEL.sub(" ", word))
     if spaced in words.fields:
         return words.fields[spaced]
-    squeezed = {k.replace(" ", ""): v for k, v in words.fields.items()}
-    return squeezed.get(key(word).replace(" ", ""))
+    return _squeezed(words).get(key(word).replace(" ", ""))
+
+
+@functools.cache
+def _squeezed(words: Vocab) -> dict[str, str]:
+    """Field words written without blanks ("invoicenumber") -> field name."""
+    return {k.replace(" ", ""): v for k, v in words.fields.items()}
 
 
 def _items(clause: Clause, words: Vocab) -> list[_Item]:
