@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from renamerd.engine.bidi import reading_order_text
 from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
 from renamerd.engine.fields import Extraction, extract
 from renamerd.engine.instructions import Rules, compile_template, merge_model_rules
@@ -87,19 +88,19 @@ def warm_up() -> float:
 
 def extract_text_fields(pages: list[str]) -> Extraction:
     """Built-in extraction on already-read page texts (for callers that have text)."""
-    return extract(pages)
+    return extract([reading_order_text(page) for page in pages])
 
 
 def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str], Extraction]:
     from renamerd.engine.text import open_text
 
     doc = open_text(data, config)
-    pages = [doc.page(0)] if doc.page_count else []
+    pages = [reading_order_text(doc.page(0))] if doc.page_count else []
     extraction = extract(pages)
     limit = min(doc.page_count, max(config.ocr_max_pages, 1) + 2)
     index = 1
     while extraction.missing() and index < limit:
-        text = doc.page(index)
+        text = reading_order_text(doc.page(index))
         index += 1
         if not text.strip():
             continue

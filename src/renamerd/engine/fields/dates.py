@@ -59,7 +59,9 @@ def _month_table() -> dict[str, int]:
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     # a month name may touch the year ("10 Mar2018" in OCR text), not another letter
-    months = alternation(set(_month_table()), exact=True).replace(r"(?!\w)", r"(?![^\W\d_])")
+    # ... nor follow a digit ("15أغسطس 2023" as a text layer may join them)
+    months = alternation(set(_month_table()), exact=True).replace(
+        r"(?!\w)", r"(?![^\W\d_])").replace(r"(?<!\w)", r"(?<![^\W\d_])")
     numeric = re.compile(
         r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|20[0-9oObBsSlI]{2}|\d{2})"
         r"(?![\d])(?!\s*[ap]\.?m\b)"

@@ -41,6 +41,7 @@ _AMOUNT = re.compile(
     re.I,
 )
 _DECIMALS = re.compile(r"[.,]\d{2}$")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
         labels = load(lang)["labels"]
         for p in labels["invoice_number"]:
             if lang == language or lang == "en" or len(p) > 6:
-                (strong if len(p) > 7 or "#" in p else weak).add(fold(p))
+                # Chinese, Japanese and Korean labels are short in characters, not in meaning
+                specific = len(p) > 7 or "#" in p or (len(p) >= 3 and _UNSPACED.search(p))
+                (strong if specific else weak).add(fold(p))
         for p in labels["other_number"]:
             if lang == language or lang == "en" or len(p) > 5:
                 other.add(fold(p))
