@@ -227,7 +227,7 @@ def _explain(custom_template: str | None, as_json: bool) -> dict[str, Any]:
     from renamerd.engine.instructions import compile_template
 
     rules = compile_template(custom_template)
-    explained = {"rules": rules.describe(),
+    explained: dict[str, Any] = {"rules": rules.describe(),
                  "notUnderstood": [{"text": str(m), "reason": m.reason}
                                    for m in rules.not_understood]}
     if not as_json:

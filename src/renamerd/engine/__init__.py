@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from renamerd.engine.bidi import reading_order_text
 from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
 from renamerd.engine.fields import Extraction, extract
 from renamerd.engine.instructions import Rules, compile_template, merge_model_rules
@@ -40,6 +39,7 @@ from renamerd.engine.naming import (
     safe_component,
 )
 from renamerd.engine.policy import Policy, core_unread, meaningful_stem, split_name, unread_fields
+from renamerd.engine.script_text import page_text
 from renamerd.engine.types import (
     BELOW_CONFIDENCE,
     DOCUMENT_TYPES,
@@ -88,19 +88,19 @@ def warm_up() -> float:
 
 def extract_text_fields(pages: list[str]) -> Extraction:
     """Built-in extraction on already-read page texts (for callers that have text)."""
-    return extract([reading_order_text(page) for page in pages])
+    return extract([page_text(page) for page in pages])
 
 
 def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str], Extraction]:
     from renamerd.engine.text import open_text
 
     doc = open_text(data, config)
-    pages = [reading_order_text(doc.page(0))] if doc.page_count else []
+    pages = [page_text(doc.page(0))] if doc.page_count else []
     extraction = extract(pages)
     limit = min(doc.page_count, max(config.ocr_max_pages, 1) + 2)
     index = 1
     while extraction.missing() and index < limit:
-        text = reading_order_text(doc.page(index))
+        text = page_text(doc.page(index))
         index += 1
         if not text.strip():
             continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from decimal import Decimal, InvalidOperation
+from typing import Literal
 
 from babel import Locale, UnknownLocaleError
 from babel.dates import get_month_names, get_quarter_names
@@ -42,11 +43,11 @@ def word(kind: str, language: str) -> str:
     return table.get(language, table["en"])
 
 
-def month_name(month: int, language: str, width: str = "wide", *,
+def month_name(month: int, language: str, width: Literal["wide", "abbreviated"] = "wide", *,
                standalone: bool = False) -> str:
     """The name of month 1-12 ("mai", "5月", "مايو"); `width` "wide" or "abbreviated";
     `standalone` for a month written without a day ("maj 2024", not "3 maja 2024")."""
-    context = "stand-alone" if standalone else "format"
+    context: Literal["format", "stand-alone"] = "stand-alone" if standalone else "format"
     return str(get_month_names(width, context, locale(language))[month])
 
 

@@ -26,7 +26,7 @@ _CUR_BEFORE = (r"[€$£₺¥₹₩]|(?<![a-z])(?:r\$|us\$|s\$|hk\$|nt\$|rp\.?|r
 #: no letter or digit of a word written with blanks just before an amount (Chinese, Japanese
 #: and Korean text may run straight into it: "合計12,345円")
 _AMOUNT_START = r"(?<![.,])(?<![^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])"
-_CUR_AFTER = (r"€|eur|usd|\$|£|gbp|chf|zł|zl|pln|kč|czk|sek|dkk|nok|kr\.?|₺|tl|try|rm|myr|円|元|원|"
+_CUR_AFTER = (r"€|eur|usd|\$|£|gbp|chf|zł|zl|pln|kč|kc|czk|sek|dkk|nok|kr\.?|₺|tl|try|rm|myr|円|元|원|"
               r"₩|jpy|cny|rmb|krw|idr|inr|sar|aed|egp|brl|ريال|ر\.س|درهم|د\.إ|ج\.م|रु\.?|रुपये")
 _CURRENCY_WORD = re.compile(r"[€$£₺¥₹₩円元원]|r\$|\b(?:eur|usd|gbp|chf|pln|czk|sek|dkk|nok|myr|rm|"
                             r"jpy|cny|rmb|krw|idr|rp|inr|sar|aed|egp|brl)\b|ريال|درهم")

@@ -92,7 +92,8 @@ class Condition:
     {month}, {quarter}, {issuer}, {document_type} and {date} are filled in per segment.
 
     `document_type`: equal; `issuer`: a case/accent-insensitive part of the issuer;
-    `amounts`, `dates`: see AmountTest, DateTest (all must hold: "over 100 and under 400"); `year`, `month`: of the document's date;
+    `amounts`, `dates`: see AmountTest, DateTest (all must hold: "over 100 and under 400");
+    `year`, `month`: of the document's date;
     `keywords`: any of them in the document's text (case/accent-insensitive);
     `otherwise`: the route for everything no other route took.
     """
@@ -114,7 +115,8 @@ class Condition:
             return False
         if self.issuer and fold(self.issuer) not in fold(str(values.get("issuer") or "")):
             return False
-        if any(not test.matches(values) for test in (*self.amounts, *self.dates)):
+        if any(not test.matches(values) for test in self.amounts) \
+                or any(not test.matches(values) for test in self.dates):
             return False
         if self.year or self.month:
             date = str(values.get("date") or "")
@@ -130,7 +132,8 @@ class Condition:
             out.append(f"document_type = {self.document_type}")
         if self.issuer:
             out.append(f"issuer contains '{self.issuer}'")
-        out.extend(test.describe() for test in (*self.amounts, *self.dates))
+        out.extend(test.describe() for test in self.amounts)
+        out.extend(test.describe() for test in self.dates)
         if self.year:
             out.append(f"year = {self.year}")
         if self.month:

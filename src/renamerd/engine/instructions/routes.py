@@ -8,7 +8,7 @@ folder) belongs to that folder.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from renamerd.engine.instructions.conditions import Found
 from renamerd.engine.instructions.model import AmountTest, Condition
@@ -21,7 +21,7 @@ _ELISION = re.compile(r"(?<!\w)(?:d'|dell'|de l')(?=\w)")
 _CONJUNCTIONS = frozenset({"and", "und", "et", "y", "e", "en", "or", "oder", "ou", "o", "of"})
 _COPULAS = frozenset({"is", "ist", "est", "es", "e", "sind", "are", "zijn", "son", "sono", "sao",
                       "ha", "hat", "has", "then", "dann", "alors", "entonces", "allora", "dan",
-                      "entao", "be", "sein", "etre", "ser", "essere", "zijn"})
+                      "entao", "be", "sein", "etre", "ser", "essere"})
 _PLACEHOLDER = re.compile(r"\{\s*([^{}]{1,30}?)\s*\}")
 _TARGET_TOKEN = re.compile(r"[^\s,;]+")
 _ISSUER_TOKEN = re.compile(r"[^\s,;:]+")
@@ -213,7 +213,7 @@ class Pieces:
 def build_routes(pieces: Pieces, length: int) -> list[Condition]:
     """The clause's routes: one per folder (or per grouping when no folder is named), and
     one per document type named for it."""
-    folders = sorted(((t.end, t.folder or "") for t in pieces.targets if t.folder))
+    folders = sorted((t.end, t.folder or "") for t in pieces.targets if t.folder)
     if not folders:
         folders = [(length, "")]
     routes: list[Condition] = []
@@ -235,18 +235,16 @@ def build_routes(pieces: Pieces, length: int) -> list[Condition]:
         if len(currencies) == 1:  # "under 100 and over 50 EUR": both in euros
             amounts = [AmountTest(a.op, a.value, a.currency or next(iter(currencies)))
                        for a in amounts]
-        types = list(dict.fromkeys(t for pos, t in pieces.types if inside(pos)))
-        issuer = next((name for pos, name, _p in pieces.issuers if inside(pos)), None)
-        base = dict(
-            issuer=issuer,
-            amounts=tuple(amounts),
-            dates=tuple(f.value for f in found if f.kind == "dates"),
-            year=next((f.value for f in found if f.kind == "year"), None),
-            month=next((f.value for f in found if f.kind == "month"), None),
-            keywords=tuple(k for f in found if f.kind == "keywords" for k in f.value))
-        selective = bool(types or any(base.values()))
-        otherwise = not selective and any(inside(pos) for pos in pieces.elses)
-        for doc_type in types or [None]:
-            routes.append(Condition(path, doc_type, otherwise=otherwise, **base))  # type: ignore[arg-type]
+        types: list[str | None] = list(dict.fromkeys(t for pos, t in pieces.types
+                                                     if inside(pos)))
+        route = Condition(
+            path, None, next((name for pos, name, _p in pieces.issuers if inside(pos)), None),
+            tuple(amounts), tuple(f.value for f in found if f.kind == "dates"),
+            next((f.value for f in found if f.kind == "year"), None),
+            next((f.value for f in found if f.kind == "month"), None),
+            tuple(k for f in found if f.kind == "keywords" for k in f.value))
+        if not types and not route.tests() and any(inside(pos) for pos in pieces.elses):
+            route = replace(route, otherwise=True)
+        routes.extend(replace(route, document_type=t) for t in types or [None])
         lower = end
     return routes

@@ -59,9 +59,9 @@ def _build_fold_table() -> dict[int, str]:
     table[0xFFE5] = "¥"
     table[0xFFE6] = "₩"
     # Arabic-Indic, Persian and Devanagari digits -> 0-9; Arabic decimal and thousands marks
-    for base in (0x0660, 0x06F0, 0x0966):
+    for zero in (0x0660, 0x06F0, 0x0966):
         for i in range(10):
-            table[base + i] = str(i)
+            table[zero + i] = str(i)
     table[0x066B] = "."
     table[0x066C] = ","
     return table

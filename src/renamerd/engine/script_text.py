@@ -1,6 +1,13 @@
-"""Arabic lines as a PDF text layer gives them, put back in reading order.
+"""Page text in the scripts Latin-minded extraction gets wrong, made ready for it:
 
-PDF producers draw right-to-left text in visual order; pypdf turns each Arabic run back into
+- Chinese, Japanese and Korean as OCR gives them: tesseract puts blanks between characters
+  ("請求 書 番号"), which are removed between two such characters; and reads the yen sign as
+  a backslash or "Y" before a number (0x5C is ¥ in Japanese encodings);
+- Arabic lines as a PDF text layer gives them, put back in reading order (below).
+
+`page_text(text)` applies both; it is cheap for text without those scripts. Pure.
+
+Arabic: PDF producers draw right-to-left text in visual order; pypdf turns each Arabic run back into
 reading order but leaves the runs in visual order, so "تاريخ الفاتورة: 03/05/2024" comes out
 as "03/05/2024 :تاريخ الفاتورة", with the label after its value. A page is taken to be in
 that order when more of its mixed lines start with a left-to-right run and end with an Arabic
@@ -53,3 +60,24 @@ def reading_order_text(text: str) -> str:
     if sum(_vote(_runs(line)) for line in lines) <= 0:
         return text
     return "\n".join(reverse_runs(line) for line in lines)
+
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff01-\uff5e"
+_HAS_CJK = re.compile(f"[{_CJK}]")
+#: blanks between two CJK characters (or a CJK character and a full-width colon)
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t]+(?=[{_CJK}:：])")
+#: the yen sign as OCR misreads it, before an amount: "\\98,495", "Y9,849.59"
+_YEN = re.compile(r"(?<![A-Za-z0-9])[\\Y](?=\d)")
+
+
+def join_cjk(text: str) -> str:
+    """`text` without the blanks OCR puts between Chinese, Japanese or Korean characters, and
+    with "¥" for the backslash or "Y" it reads before an amount."""
+    if not _HAS_CJK.search(text):
+        return text
+    return _YEN.sub("¥", _CJK_GAP.sub("", text))
+
+
+def page_text(text: str) -> str:
+    """A page's text ready for extraction: join_cjk, then reading_order_text."""
+    return reading_order_text(join_cjk(text))
