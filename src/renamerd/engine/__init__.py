@@ -73,7 +73,8 @@ OUTPUT_KEYS = ("date", "issuer", "invoice_number", "document_type", "amount", "c
 
 def warm_up() -> float:
     """Do now what the first `rename()` of a process would do on top of the work proper:
-    import the readers (pypdf, Pillow) and build the keyword patterns of every lexicon language.
+    import the readers (pypdf, Pillow), build the keyword patterns of every lexicon language and
+    the instruction vocabulary.
     Long-running processes (daemon workers, the API) call it at start so their first documents
     are not slower than the rest. Returns the seconds it took; safe to repeat."""
     import time
@@ -83,6 +84,8 @@ def warm_up() -> float:
     from renamerd.engine.fields import warm_up as warm_fields
 
     warm_fields()
+    compile_template("Use format YYYY-MM-DD - Company - Amount. Put invoices over 400 GBP "
+                     "in Big/ and everything else in Small/")  # the instruction vocabulary
     return time.perf_counter() - started
 
 

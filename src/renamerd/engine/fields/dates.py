@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]+")
@@ -111,10 +111,11 @@ def _east_asian_dates(doc: Doc, text: str) -> list[DateCandidate]:
 
 @functools.cache
 def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
-    """Labels of the document's language, English, and the long (specific) labels of every
-    other language (short ones like "den", "le", "to" only count in their own language)."""
+    """Labels of the document's language, English, and the long (specific) labels of the other
+    languages of its script (short ones like "den", "le", "to" only count in their own
+    language)."""
     kinds: dict[str, str] = {}
-    langs = [language, "en"] + [lang for lang in LANGUAGES if lang not in (language, "en")]
+    langs = [language, "en"] + [lang for lang in kin(language) if lang != "en"]
     for i, lang in enumerate(langs):
         labels = load(lang)["labels"]
         for kind in LABEL_WEIGHTS:

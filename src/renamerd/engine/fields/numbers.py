@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.lexicon import alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[ \t]+")
@@ -57,7 +57,7 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
     strong: set[str] = set()
     weak: set[str] = set()
     other: set[str] = set()
-    for lang in LANGUAGES:
+    for lang in dict.fromkeys((language, "en", *kin(language))):
         labels = load(lang)["labels"]
         for p in labels["invoice_number"]:
             if lang == language or lang == "en" or len(p) > 6:

@@ -28,6 +28,17 @@ LANGUAGES: tuple[str, ...] = (
 )
 #: output codes read with another code's table (regional variants and scripts)
 TABLE_OF: dict[str, str] = {"pt-BR": "pt", "zh-Hans": "zh", "zh-Hant": "zh"}
+#: the script of each lexicon language (Latin when not listed)
+SCRIPTS: dict[str, str] = {"ja": "cjk", "zh": "cjk", "ko": "cjk", "ar": "arabic",
+                           "hi": "devanagari"}
+
+
+def kin(language: str) -> tuple[str, ...]:
+    """The lexicon languages written in the script of `language`, without it: the ones whose
+    specific words are worth looking for in its documents (besides English)."""
+    script = SCRIPTS.get(language, "latin")
+    return tuple(lang for lang in LANGUAGES
+                 if lang != language and SCRIPTS.get(lang, "latin") == script)
 
 _SPECIAL = {
     "ı": "i", "İ": "i", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "a", "Æ": "a", "ß": "s",
