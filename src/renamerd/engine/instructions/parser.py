@@ -143,6 +143,9 @@ def parse_clause(text: str) -> ClauseRules | Misread:
                              separator=read_separator(clause, words))
     pieces = _pieces(clause, words)
     result.words.fields = read_fields(clause, words)
+    if result.words.case or result.words.separator is not None:  # "Dateiname in Großbuchstaben"
+        for m in list(clause.matches(words.rx("name"))):
+            clause.take(m.start(), m.end())
     pieces.types = find_types(clause, words)
     pieces.issuers = find_issuers(clause, words)
     for kind in ("fillers", "if", "sort", "then", "by"):
