@@ -123,8 +123,7 @@ def register(cli: click.Group) -> None:
         """
         from tqdm import tqdm
 
-        from renamerd.engine import RenameOptions, rename
-        from renamerd.engine.types import EngineError
+        from renamerd.engine import RenameOptions
 
         if apply and not target:
             raise CliError("--apply needs --target DIR", exit_code=2)
@@ -150,27 +149,9 @@ def register(cli: click.Group) -> None:
         bar: Any = tqdm(files, unit="file", file=sys.stderr, leave=False,
                         disable=len(files) < 3)
         for path in bar:
-            entry: dict[str, Any] = {"path": str(path)}
-            try:
-                result = rename(path.read_bytes(), path.name, options, config)
-                entry.update(result.to_api())
-                stays = result.kept is not None and result.kept.reason == "below_confidence" \
-                    and result.kept.policy == "keep"
-                if apply and target and not stays:
-                    folder = Path(target).joinpath(*[p for p in result.folder_path.split("/")
-                                                     if p])
-                    old = path.resolve()
-                    new = move_no_replace(old, folder.resolve(), result.suggested_filename)
-                    try:
-                        _journal(app, old, new, batch)
-                    except Exception:
-                        os.replace(new, old)  # not journaled: put it back
-                        raise
-                    entry["newPath"] = str(new)
-                    moved += 1
-            except (EngineError, OSError, ValueError) as err:
-                entry["error"] = str(err)
-                failed += 1
+            entry = _rename_one(app, path, options, config, target if apply else None, batch)
+            moved += "newPath" in entry
+            failed += "error" in entry
             results.append(entry)
             if not as_json:
                 bar.clear()
@@ -220,6 +201,34 @@ def register(cli: click.Group) -> None:
                          for f, ok in doc.correct.items() if not ok}
                 if wrong or doc.error:
                     click.echo(f"{doc.file}: {doc.error or wrong}", err=as_json)
+
+
+def _rename_one(app: AppContext, path: Path, options: Any, config: Any, target: str | None,
+                batch: str) -> dict[str, Any]:
+    """Rename one file (and move it into `target` when given, journaled); returns its JSON
+    entry: the API result, "newPath" when moved, or "error"."""
+    from renamerd.engine import rename
+    from renamerd.engine.types import EngineError
+
+    entry: dict[str, Any] = {"path": str(path)}
+    try:
+        result = rename(path.read_bytes(), path.name, options, config)
+        entry.update(result.to_api())
+        kept = result.kept
+        stays = kept is not None and kept.reason == "below_confidence" and kept.policy == "keep"
+        if target and not stays:
+            folder = Path(target).joinpath(*[p for p in result.folder_path.split("/") if p])
+            old = path.resolve()
+            new = move_no_replace(old, folder.resolve(), result.suggested_filename)
+            try:
+                _journal(app, old, new, batch)
+            except Exception:
+                os.replace(new, old)  # not journaled: put it back
+                raise
+            entry["newPath"] = str(new)
+    except (EngineError, OSError, ValueError) as err:
+        entry["error"] = str(err)
+    return entry
 
 
 def _explain(custom_template: str | None, as_json: bool) -> dict[str, Any]:

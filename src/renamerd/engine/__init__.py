@@ -203,6 +203,27 @@ def _kept_name(filename: str, extension: str) -> str:
                           fallback="document")
 
 
+def _place(options: RenameOptions, config: EngineConfig, rules: Rules | None,
+           values: dict[str, Any], language: str, pages: list[str], filename: str,
+           extension: str, confidence: float) -> tuple[str, str, Kept | None]:
+    """(file name, folder, what was kept of the original name): the confidence policy, then
+    the strategy or rules with the meaningful original name standing in for unread fields."""
+    policy = _policy(options, config)
+    if policy.applies(confidence):
+        folder = safe_component(policy.review_folder) if policy.below == "review" else ""
+        return _kept_name(filename, extension), folder, Kept(
+            "below_confidence", policy.below, confidence, policy.threshold,
+            tuple(core_unread(values)), split_name(filename)[0])
+    keep = meaningful_stem(filename)
+    folder = _folder(options, rules, values, language, pages)
+    name, wanted = _name(options, rules, values, extension, language, keep)
+    unread = unread_fields(wanted, values)
+    if keep and unread and keep in name:
+        return name, folder, Kept("unread_fields", policy.below, confidence, policy.threshold,
+                                  tuple(unread), keep)
+    return name, folder, None
+
+
 def rename(data: bytes, filename: str, options: RenameOptions | None = None,
            config: EngineConfig | None = None) -> RenameResult:
     """Suggest a file name and folder for a document.
@@ -233,25 +254,10 @@ def rename(data: bytes, filename: str, options: RenameOptions | None = None,
     language = options.language
     if language in ("auto", "source"):
         language = detected or "en"
-    extension = doc.format.extension
     confidence = extraction.overall_confidence()
-    policy = _policy(options, config)
-    original = _kept_name(filename, extension)
-    keep = meaningful_stem(filename)
-
-    kept: Kept | None = None
-    if policy.applies(confidence):
-        name = original
-        folder = safe_component(policy.review_folder) if policy.below == "review" else ""
-        kept = Kept("below_confidence", policy.below, confidence, policy.threshold,
-                    tuple(core_unread(values)), split_name(filename)[0])
-    else:
-        folder = _folder(options, rules, values, language, pages)
-        name, wanted = _name(options, rules, values, extension, language, keep)
-        unread = unread_fields(wanted, values)
-        if keep and unread and keep in name:
-            kept = Kept("unread_fields", policy.below, confidence, policy.threshold,
-                        tuple(unread), keep)
+    name, folder, kept = _place(options, config, rules, values, language, pages, filename,
+                                doc.format.extension, confidence)
+    original = _kept_name(filename, doc.format.extension)
 
     evidence = list(extraction.evidence)
     if note:
@@ -265,7 +271,7 @@ def rename(data: bytes, filename: str, options: RenameOptions | None = None,
         template_used=options.template_mode,
         confidence=confidence,
         mime_type=doc.format.mime,
-        extension=extension,
+        extension=doc.format.extension,
         detected_language=detected,
         evidence=evidence,
         rules=rules.describe() if rules else [],
