@@ -330,3 +330,24 @@ def test_too_long_instructions_are_cut_and_said_so() -> None:
     rules = compile_template("put invoices in Bills. " * 300)
     assert rules.conditions and rules.conditions[0] == Condition("Bills", "invoice")
     assert "longer than 4000 characters" in rules.not_understood[-1].reason
+
+
+def test_the_example_of_the_issue_through_the_engine() -> None:
+    from engine.docmaker import make_pdf
+    from renamerd.engine import RenameOptions, rename
+
+    def invoice(total: str, day: str) -> bytes:
+        return make_pdf(["ACME Ltd", "5 High Street, London EC1A 1BB", "", "INVOICE",
+                         "Invoice number: INV-0042", f"Invoice date: {day}/05/2024",
+                         f"Total: £{total}"])
+
+    options = RenameOptions(strategy="follow_custom_prompt", template_mode="custom",
+                            custom_template=ISSUE_EXAMPLE)
+    big = rename(invoice("512.40", "03"), "scan.pdf", options)
+    assert (big.folder_path, big.suggested_filename) == ("Big", "2024-05-03 - ACME Ltd - 512.40.pdf")
+    body = big.to_api()
+    assert body["instructions"]["notUnderstood"] == []
+    assert body["instructions"]["rules"][-1] == "everything else -> folder 'Small'"
+    small = rename(invoice("12.40", "04"), "scan.pdf", options)
+    assert (small.folder_path, small.suggested_filename) == \
+        ("Small", "2024-05-04 - ACME Ltd - 12.40.pdf")
