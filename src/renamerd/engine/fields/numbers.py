@@ -153,10 +153,13 @@ def _currency(token: str | None, language: str) -> str | None:
     return code
 
 
-def _amounts(text: str) -> list[re.Match[str]]:
-    """Amounts in `text`: every one with two decimals, whole ones only beside a currency."""
+def _amounts(text: str, language: str) -> list[re.Match[str]]:
+    """Amounts in `text`: every one with two decimals; whole ones only beside the sign of a
+    currency written without decimals (yen, won, rupiah, New Taiwan dollar)."""
+    whole_ok = common()["zero_decimal_currencies"]
     return [m for m in _AMOUNT.finditer(text)
-            if _DECIMALS.search(m.group("num")) or m.group("cur1") or m.group("cur2")]
+            if _DECIMALS.search(m.group("num"))
+            or _currency(m.group("cur1") or m.group("cur2"), language) in whole_ok]
 
 
 def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line | None]:
@@ -173,9 +176,9 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
         if lm is None or _RX3.search(line.folded):
             continue
         segment = line.folded[lm.end():]
-        amounts = _amounts(segment)
+        amounts = _amounts(segment, language)
         if not amounts and line.index + 1 < len(doc.lines):
-            amounts = _amounts(doc.lines[line.index + 1].folded)[:1]
+            amounts = _amounts(doc.lines[line.index + 1].folded, language)[:1]
         if not amounts:
             continue
         am = amounts[-1]
@@ -188,7 +191,7 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
                        None)
         best = (f"{value:.2f}", cur, line)
     if best[0] is not None and best[1] is None:  # no currency on the total's line: any in text
-        for m in _amounts(doc.folded):
+        for m in _amounts(doc.folded, language):
             code = _currency(m.group("cur1") or m.group("cur2"), language)
             if code:
                 return best[0], code, best[2]
