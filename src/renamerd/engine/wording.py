@@ -52,7 +52,7 @@ def month_name(month: int, language: str, width: Literal["wide", "abbreviated"] 
 
 
 def quarter_name(quarter: int, language: str) -> str:
-    """The abbreviated name of quarter 1-4 ("Q2", "T2" in French, "2Q" in Japanese)."""
+    """The abbreviated name of quarter 1-4 ("Q2", "T2" in French, "2분기" in Korean)."""
     return str(get_quarter_names("abbreviated", "format", locale(language))[quarter])
 
 
