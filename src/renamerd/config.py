@@ -20,12 +20,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from renamerd.engine.types import (
+    DEFAULT_BELOW_CONFIDENCE,
+    DEFAULT_CONFIDENCE_THRESHOLD,
     DEFAULT_LANGUAGE,
+    DEFAULT_REVIEW_FOLDER,
     DEFAULT_TEMPLATE_MODE,
     LANGUAGES,
     STRATEGIES,
     TEMPLATE_MODES,
 )
+
+BelowConfidence = Literal["keep", "review", "rename"]
 
 ENV_PREFIX = "RENAMERD_"
 
@@ -187,6 +192,20 @@ class EngineSettings(_Section):
     max_document_chars: int = Field(300_000, ge=1000)
     #: decoded bytes of one PDF page's content the text extraction may parse (refused above)
     max_page_content_bytes: int = Field(2 * 1024 * 1024, ge=64 * 1024)
+    #: documents whose confidence is under confidence_threshold: "keep" their name where they
+    #: are, "review" (keep the name, move to review_folder under the target), or "rename"
+    #: anyway. Kept documents cost no credit. Connections and API requests may override.
+    below_confidence: BelowConfidence = DEFAULT_BELOW_CONFIDENCE  # type: ignore[assignment]
+    confidence_threshold: float = Field(DEFAULT_CONFIDENCE_THRESHOLD, ge=0, le=1)
+    #: the folder (under a connection's target) that "review" moves doubtful documents to
+    review_folder: str = Field(DEFAULT_REVIEW_FOLDER, min_length=1, max_length=100)
+
+    @field_validator("review_folder")
+    @classmethod
+    def _one_folder(cls, v: str) -> str:
+        if "/" in v or "\\" in v or v.strip(" .") == "":
+            raise ValueError("must be one folder name (no '/', not '.' or '..')")
+        return v
 
 
 class DaemonSettings(_Section):
@@ -228,6 +247,9 @@ class ConnectionSettings(BaseModel):
     custom_template: str | None = None
     template_id: str | None = None
     language: str = DEFAULT_LANGUAGE
+    #: this connection's confidence policy; unset: [engine] below_confidence / threshold
+    below_confidence: BelowConfidence | None = None
+    confidence_threshold: float | None = Field(None, ge=0, le=1)
     poll_seconds: float = Field(60, gt=0)
     recursive: bool = False
     enabled: bool = True
@@ -326,6 +348,9 @@ class Settings(BaseSettings):
             llm_api_key=os.environ.get(e.api_key_env, ""),
             llm_timeout_s=e.timeout_s,
             llm_fallback=e.fallback,
+            below_confidence=e.below_confidence,
+            confidence_threshold=e.confidence_threshold,
+            review_folder=e.review_folder,
         )
 
 

@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from clirun import run_cli
-from engine.corpus import samples, write_corpus
+from engine.corpus import ALL_LANGS, samples, write_corpus
 from engine.docmaker import make_pdf
 from renamerd.storage.database import Database
 from renamerd.storage.models import JournalEntry
@@ -99,3 +99,55 @@ def test_eval_prints_accuracy_calibration_and_time(cfg: str, tmp_path: Path, cap
     assert len(report["calibration"]) == 4
     r = run_cli(capsys, "eval", str(tmp_path), "--config", cfg)
     assert r.code == 1 and "truth.json" in r.err
+
+
+def test_eval_reports_every_language_including_the_new_ones(cfg: str, tmp_path: Path,
+                                                            capsys) -> None:
+    corpus = write_corpus(tmp_path / "corpus",
+                          samples(per_language=1, seed=3, languages=ALL_LANGS))
+    r = run_cli(capsys, "eval", str(corpus), "--config", cfg)
+    assert r.code == 0, r.err
+    rows = {line.split()[0]: line for line in r.out.splitlines()[1:] if line.strip()}
+    assert "per" in rows and "amount" in rows["per"]
+    for code in ("ja", "zh-Hans", "zh-Hant", "ko", "ar", "hi", "id", "pt-BR", "en", "de"):
+        assert code in rows, r.out
+    r = run_cli(capsys, "eval", str(corpus), "--json", "--config", cfg)
+    languages = json.loads(r.out)["languages"]
+    assert len(languages) == 22
+    assert languages["ja"]["date"]["accuracy"] == 1.0
+
+
+def test_explain_shows_the_compiled_rules_and_what_was_not_understood(cfg: str,
+                                                                      capsys) -> None:
+    text = ("Use format YYYY-MM-DD - Company - Amount. Put invoices over 400 GBP in Big/ "
+            "and everything else in Small/. Make it sparkle")
+    r = run_cli(capsys, "rename", "--explain", "--custom-template", text, "--config", cfg)
+    assert r.code == 0, r.err
+    assert "if document_type = invoice and amount > 400 GBP -> folder 'Big'" in r.out
+    assert "everything else -> folder 'Small'" in r.out
+    assert "name: date + issuer + amount" in r.out
+    assert "\"Make it sparkle\": not understood: 'sparkle'" in r.out
+    r = run_cli(capsys, "rename", "--explain", "--json", "--custom-template", text,
+                "--config", cfg)
+    body = json.loads(r.out)
+    assert body["instructions"]["notUnderstood"][0]["text"] == "Make it sparkle"
+    assert body["results"] == []
+    r = run_cli(capsys, "rename", "--explain", "--config", cfg)
+    assert r.code == 2 and "--custom-template" in r.err
+
+
+def test_keep_policy_leaves_doubtful_files_in_place(cfg: str, tmp_path: Path,
+                                                    capsys) -> None:
+    from engine.docmaker import make_pdf
+
+    inbox = tmp_path / "notes"
+    inbox.mkdir()
+    (inbox / "Garden notes May.pdf").write_bytes(make_pdf(["plant tomatoes after the frost"]))
+    target = tmp_path / "lib"
+    r = run_cli(capsys, "rename", str(inbox), "--apply", "--target", str(target),
+                "--below-confidence", "keep", "--config", cfg)
+    assert r.code == 0, r.err
+    assert (inbox / "Garden notes May.pdf").exists()
+    r = run_cli(capsys, "rename", str(inbox), "--apply", "--target", str(target),
+                "--config", cfg)
+    assert (target / "Review" / "Garden notes May.pdf").exists(), r.out

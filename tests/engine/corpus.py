@@ -1,9 +1,12 @@
 """A generated, labelled, multilingual corpus of business documents.
 
-`samples()` returns deterministic `Sample`s (lines for docmaker + the truth) in 14 languages,
-10 document types and three layouts, with distractors: due/delivery/period dates, birth dates,
-customer and order numbers, recipient blocks naming other companies, banks in the footer.
-`write_corpus(dir)` writes them as PDFs (or noisy scans) plus `truth.json` for `renamerd eval`.
+`samples()` returns deterministic `Sample`s (lines for docmaker + the truth) in 14 languages
+(LANGS), or in the 8 of corpus_world.py too (WORLD_LANGS: ja, zh-Hans, zh-Hant, ko, ar, hi, id,
+pt-BR), 10 document types and three layouts, with distractors: due/delivery/period dates,
+birth dates, customer and order numbers, recipient blocks naming other companies, banks in the
+footer. The truth holds the language, and the total and its currency where the document has one.
+`write_corpus(dir)` writes them as PDFs (or noisy scans) plus `truth.json` for `renamerd eval`;
+Arabic PDFs are drawn in visual order, as PDF producers do.
 
 The phrasing here is written independently of the engine's lexicon (it is what real documents
 say), so the accuracy test measures the engine, not a copy of its own tables.
@@ -14,11 +17,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.corpus_world import BASE_CURRENCIES, WORLD
 from engine.docmaker import Line, TextAt, make_pdf, make_scan
 
 # per language: titles per type, labels, date style, names
@@ -285,6 +290,9 @@ L: dict[str, dict[str, Any]] = {
         city="34{n:03d} İstanbul", people=["Ahmet Yılmaz", "Ayşe Kaya", "Mehmet Öz"]),
 }
 LANGS = tuple(L)
+WORLD_LANGS = tuple(WORLD)
+L.update(WORLD)
+ALL_LANGS = LANGS + WORLD_LANGS
 TYPES = ("invoice", "invoice", "invoice", "receipt", "credit_note", "reminder", "quote",
          "order_confirmation", "delivery_note", "contract", "bank_statement", "payslip")
 NUMBERED = {"invoice", "credit_note"}
@@ -306,21 +314,36 @@ def _fmt(lang: dict[str, Any], d: dt.date, textual: bool) -> str:
     return lang["numeric"].format(d=d.day, m=d.month, y=d.year)
 
 
-def _money(rnd: random.Random, lang: dict[str, Any], code: str) -> str:
+def _money(rnd: random.Random, lang: dict[str, Any], code: str) -> tuple[str, str]:
+    """(the amount as the document writes it, as extractedInfo has it: "1234.56")."""
     value = rnd.randint(1000, 990000) / 100
+    if "money" in lang:
+        whole = int(value * 10)
+        if "{i" in lang["money"]:  # currencies written without decimals (yen, won, rupiah)
+            value = float(whole)
+        text = lang["money"].format(
+            cur=lang["cur"], v2=f"{value:,.2f}", i=f"{whole:,}",
+            idots=f"{whole:,}".replace(",", "."),
+            v2eu=f"{value:,.2f}".replace(",", "_").replace(".", ",").replace("_", "."))
+        return text, f"{value:.2f}"
     if code in ("en",):
-        text = f"{value:,.2f}"
-        return f"{lang['cur']}{text}"
+        return f"{lang['cur']}{value:,.2f}", f"{value:.2f}"
     text = f"{value:,.2f}".replace(",", " ").replace(".", ",")
-    return f"{text} {lang['cur']}"
+    return f"{text} {lang['cur']}", f"{value:.2f}"
+
+
+def _firm(rnd: random.Random, lang: dict[str, Any], suffix: str | None = None) -> str:
+    return lang.get("firm_format", "{f} {t} {s}").format(
+        f=rnd.choice(lang["firms"]), t=rnd.choice(lang["trades"]),
+        s=suffix or rnd.choice(lang["suffixes"]))
 
 
 def _sample(idx: int, code: str, doc_type: str, layout: str, rnd: random.Random) -> Sample:
     lang = L[code]
-    firm = f"{rnd.choice(lang['firms'])} {rnd.choice(lang['trades'])} {rnd.choice(lang['suffixes'])}"
-    other = f"{rnd.choice(lang['firms'])} {rnd.choice(lang['trades'])} {rnd.choice(lang['suffixes'])}"
+    firm = _firm(rnd, lang)
+    other = _firm(rnd, lang)
     while other == firm:
-        other = f"{rnd.choice(lang['firms'])} {rnd.choice(lang['trades'])} {lang['suffixes'][0]}"
+        other = _firm(rnd, lang, lang["suffixes"][0])
     recipient = rnd.choice([rnd.choice(lang["people"]), other])
     n = rnd.randint(1, 9)
     street, city = lang["street"].format(n=n * 3), lang["city"].format(n=n)
@@ -338,7 +361,10 @@ def _sample(idx: int, code: str, doc_type: str, layout: str, rnd: random.Random)
     din_sender = f"{firm} · {street} · {city}"
     meta: list[str] = []
     body: list[str] = []
-    truth: dict[str, Any] = {"date": date.isoformat(), "issuer": firm, "document_type": doc_type}
+    truth: dict[str, Any] = {"date": date.isoformat(), "issuer": firm, "document_type": doc_type,
+                             "language": code}
+    money, amount = _money(rnd, lang, code)
+    currency = lang.get("currency") or BASE_CURRENCIES[code]
     customer = f"{lang['customer']}: {rnd.randint(10000, 99999)}"
     order = f"{lang['order']}: {rnd.randint(100000, 999999)}"
     if doc_type in NUMBERED:
@@ -353,15 +379,18 @@ def _sample(idx: int, code: str, doc_type: str, layout: str, rnd: random.Random)
         if rnd.random() < 0.4:
             meta.append(f"{lang['period']}: {_fmt(lang, period_start, False)} - "
                         f"{_fmt(lang, period_start + dt.timedelta(days=27), False)}")
-        body += [order, "", f"{lang['total']}: {_money(rnd, lang, code)}", "", lang["thanks"]]
+        body += [order, "", f"{lang['total']}: {money}", "", lang["thanks"]]
+        truth.update(amount=amount, currency=currency)
     elif doc_type == "receipt":
         meta += [f"{lang['date']}: {_fmt(lang, date, False)} {rnd.randint(8, 20)}:{rnd.randint(10, 59)}"]
-        body += [f"{lang['total']}: {_money(rnd, lang, code)}", lang["thanks"]]
+        body += [f"{lang['total']}: {money}", lang["thanks"]]
+        truth.update(amount=amount, currency=currency)
     elif doc_type == "payslip":
         meta += [f"{lang['date']}: {_fmt(lang, date, textual)}", rnd.choice(lang["people"]),
                  f"{lang['birth']}: {_fmt(lang, dt.date(1970 + n, n, 10 + n), False)}",
                  f"{lang['period']}: {lang['months'][date.month - 1]} {date.year}"]
-        body += [f"{lang['total']}: {_money(rnd, lang, code)}"]
+        body += [f"{lang['total']}: {money}"]
+        truth.update(amount=amount, currency=currency)
     elif doc_type == "bank_statement":
         meta += [f"{lang['date']}: {_fmt(lang, date, textual)}",
                  f"{lang['period']}: {_fmt(lang, period_start, False)} - "
@@ -414,6 +443,21 @@ def samples(per_language: int = 8, seed: int = 20240601,
     return out
 
 
+_LTR_RUN = re.compile(r"[0-9A-Za-z$€£¥₹][0-9A-Za-z.,:/#$€£¥₹+-]*[0-9A-Za-z€£$]|[0-9A-Za-z]")
+
+
+def visual_order(line: Line) -> Line:
+    """An Arabic line as PDF producers draw it: right to left, numbers and Latin words kept
+    left to right (a simple bidi, enough for these documents)."""
+    text = line.text if isinstance(line, TextAt) else line
+    if not re.search(r"[\u0600-\u06ff]", text):
+        return line
+    visual = _LTR_RUN.sub(lambda m: m.group(0)[::-1], text[::-1])
+    if isinstance(line, TextAt):
+        return TextAt(line.x_mm, line.y_mm, visual, line.size, line.bold)
+    return visual
+
+
 def write_corpus(directory: Path, items: list[Sample], *, scans: bool = False,
                  noise: float = 0.02) -> Path:
     """Write PDFs (or noisy PNG scans) and truth.json into `directory`; returns it."""
@@ -425,7 +469,8 @@ def write_corpus(directory: Path, items: list[Sample], *, scans: bool = False,
             data = make_scan(s.lines, noise=noise, seed=zlib.crc32(s.name.encode()) & 0xFFFF)
         else:
             filename = f"{s.name}.pdf"
-            data = make_pdf(s.lines)
+            data = make_pdf([visual_order(ln) for ln in s.lines] if s.language == "ar"
+                            else s.lines)
         (directory / filename).write_bytes(data)
         truth[filename] = s.truth
     (directory / "truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1),

@@ -1,6 +1,8 @@
 """Generate test documents at test time: text PDFs, scans, Office files, hostile files.
 
-Everything is deterministic (seeded) and needs only reportlab, Pillow and the DejaVu fonts.
+Everything is deterministic (seeded) and needs only reportlab, Pillow and fonts: DejaVu (Latin,
+Greek, Cyrillic, Arabic), WenQuanYi Micro Hei (Chinese, Japanese, Korean) and Lohit Devanagari
+(Hindi), chosen per line by its script (scripts/system-deps installs them).
 
     make_pdf(lines) / make_pdf_pages(pages)          born-digital PDF with a text layer
     render_page(lines) -> PIL.Image                    a page rendered as a scanner would see it
@@ -32,6 +34,20 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 FONT = f"{FONT_DIR}/DejaVuSans.ttf"
 FONT_BOLD = f"{FONT_DIR}/DejaVuSans-Bold.ttf"
+FONT_CJK = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+FONT_DEVANAGARI = "/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf"
+
+
+def _script(text: str) -> str:
+    """"cjk", "deva" or "latin" (DejaVu also covers Arabic): the font family a line needs."""
+    for ch in text:
+        cp = ord(ch)
+        if 0x3040 <= cp <= 0x9FFF or 0xAC00 <= cp <= 0xD7AF or 0xFF00 <= cp <= 0xFFEF \
+                or 0x1100 <= cp <= 0x11FF or 0x3130 <= cp <= 0x318F:
+            return "cjk"
+        if 0x0900 <= cp <= 0x097F:
+            return "deva"
+    return "latin"
 A4_MM = (210.0, 297.0)
 
 
@@ -72,6 +88,17 @@ def _register_fonts() -> None:
 
     pdfmetrics.registerFont(TTFont("DejaVu", FONT))
     pdfmetrics.registerFont(TTFont("DejaVu-Bold", FONT_BOLD))
+    pdfmetrics.registerFont(TTFont("WQY", FONT_CJK, subfontIndex=0))
+    pdfmetrics.registerFont(TTFont("Lohit", FONT_DEVANAGARI))
+
+
+def _pdf_font(text: str, bold: bool) -> str:
+    script = _script(text)
+    if script == "cjk":
+        return "WQY"
+    if script == "deva":
+        return "Lohit"
+    return "DejaVu-Bold" if bold else "DejaVu"
 
 
 def make_pdf_pages(pages: Sequence[Sequence[Line]], *, size: float = 11.0,
@@ -94,7 +121,7 @@ def make_pdf_pages(pages: Sequence[Sequence[Line]], *, size: float = 11.0,
             pdf.drawImage(ImageReader(logo), A4[0] - 60 * mm, A4[1] - 35 * mm,
                           width=40 * mm, height=40 * mm * logo_px[1] / logo_px[0])
         for item in layout(lines, size=size):
-            pdf.setFont("DejaVu-Bold" if item.bold else "DejaVu", item.size)
+            pdf.setFont(_pdf_font(item.text, item.bold), item.size)
             pdf.drawString(item.x_mm * mm, A4[1] - item.y_mm * mm, item.text)
         pdf.showPage()
     pdf.save()
@@ -120,8 +147,12 @@ def make_encrypted_pdf(lines: Sequence[Line], password: str = "secret") -> bytes
 
 # --- scans --------------------------------------------------------------------------------
 
-@lru_cache(maxsize=16)
-def _font(size_px: int, bold: bool) -> ImageFont.FreeTypeFont:
+@lru_cache(maxsize=48)
+def _font(size_px: int, bold: bool, script: str = "latin") -> ImageFont.FreeTypeFont:
+    if script == "cjk":
+        return ImageFont.truetype(FONT_CJK, size_px, index=0)
+    if script == "deva":
+        return ImageFont.truetype(FONT_DEVANAGARI, size_px)
     return ImageFont.truetype(FONT_BOLD if bold else FONT, size_px)
 
 
@@ -137,7 +168,7 @@ def render_page(lines: Sequence[Line], *, dpi: int = 150, size: float = 11.0,
     img = Image.new("L", (width, height), 255)
     draw = ImageDraw.Draw(img)
     for item in layout(lines, size=size):
-        font = _font(max(6, round(item.size * dpi / 72)), item.bold)
+        font = _font(max(6, round(item.size * dpi / 72)), item.bold, _script(item.text))
         draw.text((item.x_mm * px, item.y_mm * px), item.text, fill=0, font=font)
     if noise > 0:
         rnd = random.Random(seed)

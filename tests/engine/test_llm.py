@@ -131,3 +131,23 @@ def test_missing_base_url_is_a_provider_error(pdf) -> None:
                                                              llm_fallback=False))
     result = rename(pdf, "a.pdf", RenameOptions(), EngineConfig(provider="openai"))
     assert result.extracted_info["issuer"] == "Initech Solutions Ltd"
+
+
+def test_only_what_was_not_understood_is_asked_and_the_answers_are_merged(emulator,
+                                                                         pdf) -> None:
+    app, server = emulator
+    options = RenameOptions(strategy="follow_custom_prompt", template_mode="custom",
+                            custom_template="Name it date then company. "
+                                            "File things the way an accountant likes")
+    result = rename(pdf, "scan.pdf", options, config_for(server))
+    asked = next(r for r in app.requests
+                 if r["body"]["response_format"]["json_schema"]["name"] == "naming_rules")
+    question = asked["body"]["messages"][1]["content"]
+    assert "Not understood" in question and "File things the way an accountant likes" in question
+    assert "name: date + issuer" in question  # what was understood is given as context
+    # the built-in name rule stays; the model's folder rule and case are added
+    assert result.rules[0] == "name: date + issuer"
+    assert "if document_type = invoice -> folder 'Finance/{year}'" in result.rules
+    assert result.not_understood == []
+    assert result.folder_path == "Finance/2024"
+    assert result.suggested_filename == "2024-02-01-initech-solutions-ltd.pdf"

@@ -86,7 +86,8 @@ def test_more_pages_are_read_only_when_fields_are_missing() -> None:
 
 def test_language_changes_words_not_types(pdf: bytes) -> None:
     bare = make_pdf(["Lorem ipsum dolor sit amet"])
-    r = rename(bare, "a.pdf", RenameOptions(strategy="by_date_issuer", language="fr"))
+    r = rename(bare, "a.pdf", RenameOptions(strategy="by_date_issuer", language="fr",
+                                            below_confidence="rename"))
     assert r.folder_path == "sans-date/Inconnu"
     assert r.extracted_info == {"document_type": "other"}
     assert r.suggested_filename == "other.pdf"

@@ -45,7 +45,8 @@ def _call(mode: str, data: bytes, name: str, config: Any) -> str:
 
     if mode == "rename":
         result = rename(data, name, config=config)
-        return f"{result.suggested_filename} pages_read={result.pages_read}"
+        date = result.extracted_info.get("date")
+        return f"{result.suggested_filename} date={date} pages_read={result.pages_read}"
     if mode == "read":
         doc = open_text(data, config)
         sizes = [len(doc.page(i)) for i in range(doc.page_count)]

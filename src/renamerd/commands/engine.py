@@ -16,7 +16,13 @@ from typing import Any
 import click
 
 from renamerd.commands.context import AppContext, CliError, app_command
-from renamerd.engine.types import LANGUAGES, STRATEGIES, TEMPLATE_IDS, TEMPLATE_MODES
+from renamerd.engine.types import (
+    BELOW_CONFIDENCE,
+    LANGUAGES,
+    STRATEGIES,
+    TEMPLATE_IDS,
+    TEMPLATE_MODES,
+)
 
 
 def collect_files(paths: tuple[str, ...]) -> list[Path]:
@@ -81,7 +87,7 @@ def _journal(app: AppContext, old: Path, new: Path, batch: str) -> None:
 
 def register(cli: click.Group) -> None:
     @app_command(cli, "rename")
-    @click.argument("paths", nargs=-1, required=True, metavar="FILE_OR_DIR...")
+    @click.argument("paths", nargs=-1, metavar="FILE_OR_DIR...")
     @click.option("--strategy", type=click.Choice(STRATEGIES), default="root", show_default=True,
                   help="folder strategy")
     @click.option("--template-mode", type=click.Choice(TEMPLATE_MODES), default="auto",
@@ -90,6 +96,14 @@ def register(cli: click.Group) -> None:
                   help="natural-language naming/filing instructions")
     @click.option("--template-id", type=click.Choice(TEMPLATE_IDS), default=None)
     @click.option("--language", type=click.Choice(LANGUAGES), default="auto", show_default=True)
+    @click.option("--below-confidence", type=click.Choice(BELOW_CONFIDENCE), default=None,
+                  help="documents under the threshold: keep (in place), review (move to the "
+                       "review folder) or rename anyway [default: from [engine]]")
+    @click.option("--confidence-threshold", type=click.FloatRange(0, 1), default=None,
+                  help="0..1 [default: from [engine]]")
+    @click.option("--explain", is_flag=True,
+                  help="show how --custom-template was understood (the compiled rules, and "
+                       "what was not understood and why); FILE_OR_DIR may then be omitted")
     @click.option("--json", "as_json", is_flag=True, help="print JSON (one array)")
     @click.option("--apply", is_flag=True, help="move the files into --target (journaled)")
     @click.option("--target", type=click.Path(file_okay=False), default=None,
@@ -98,25 +112,32 @@ def register(cli: click.Group) -> None:
     @click.option("--token", default=None, envvar="RENAMERD_TOKEN", help="API token (--server)")
     def rename_cmd(app: AppContext, paths: tuple[str, ...], strategy: str, template_mode: str,
                    custom_template: str | None, template_id: str | None, language: str,
-                   as_json: bool, apply: bool, target: str | None, server: str | None,
-                   token: str | None) -> None:
+                   below_confidence: str | None, confidence_threshold: float | None,
+                   explain: bool, as_json: bool, apply: bool, target: str | None,
+                   server: str | None, token: str | None) -> None:
         """Suggest names (and folders) for documents; --apply files them into --target.
 
         A dry run by default. Moves made with --apply are journaled: undo them with
-        `renamerd undo --batch ID`.
+        `renamerd undo --batch ID`. Documents the confidence policy keeps ("keep") are not
+        moved; "review" ones go to the review folder under --target with their own name.
         """
         from tqdm import tqdm
 
-        from renamerd.engine import RenameOptions, rename
-        from renamerd.engine.types import EngineError
+        from renamerd.engine import RenameOptions
 
         if apply and not target:
             raise CliError("--apply needs --target DIR", exit_code=2)
         if template_mode == "custom" and not custom_template:
             raise CliError("--template-mode custom needs --custom-template", exit_code=2)
+        if explain and not custom_template:
+            raise CliError("--explain needs --custom-template", exit_code=2)
+        if not paths and not explain:
+            raise CliError("give at least one FILE_OR_DIR", exit_code=2)
         options = RenameOptions(strategy=strategy, template_mode=template_mode,
                                 custom_template=custom_template, template_id=template_id,
-                                language=language)
+                                language=language, below_confidence=below_confidence,
+                                confidence_threshold=confidence_threshold)
+        explained = _explain(custom_template, as_json) if explain else None
         files = collect_files(paths)
         if server:
             _remote(server, token, files, options, as_json)
@@ -128,32 +149,18 @@ def register(cli: click.Group) -> None:
         bar: Any = tqdm(files, unit="file", file=sys.stderr, leave=False,
                         disable=len(files) < 3)
         for path in bar:
-            entry: dict[str, Any] = {"path": str(path)}
-            try:
-                result = rename(path.read_bytes(), path.name, options, config)
-                entry.update(result.to_api())
-                if apply and target:
-                    folder = Path(target).joinpath(*[p for p in result.folder_path.split("/")
-                                                     if p])
-                    old = path.resolve()
-                    new = move_no_replace(old, folder.resolve(), result.suggested_filename)
-                    try:
-                        _journal(app, old, new, batch)
-                    except Exception:
-                        os.replace(new, old)  # not journaled: put it back
-                        raise
-                    entry["newPath"] = str(new)
-                    moved += 1
-            except (EngineError, OSError, ValueError) as err:
-                entry["error"] = str(err)
-                failed += 1
+            entry = _rename_one(app, path, options, config, target if apply else None, batch)
+            moved += "newPath" in entry
+            failed += "error" in entry
             results.append(entry)
             if not as_json:
                 bar.clear()
                 click.echo(_line(entry))
         bar.close()
         if as_json:
-            click.echo(json.dumps(results, ensure_ascii=False, indent=2))
+            body: Any = results if explained is None else {"instructions": explained,
+                                                           "results": results}
+            click.echo(json.dumps(body, ensure_ascii=False, indent=2))
         if apply:
             click.echo(f"moved {moved} file(s), {failed} failed", err=as_json)
             if moved:
@@ -196,12 +203,61 @@ def register(cli: click.Group) -> None:
                     click.echo(f"{doc.file}: {doc.error or wrong}", err=as_json)
 
 
+def _rename_one(app: AppContext, path: Path, options: Any, config: Any, target: str | None,
+                batch: str) -> dict[str, Any]:
+    """Rename one file (and move it into `target` when given, journaled); returns its JSON
+    entry: the API result, "newPath" when moved, or "error"."""
+    from renamerd.engine import rename
+    from renamerd.engine.types import EngineError
+
+    entry: dict[str, Any] = {"path": str(path)}
+    try:
+        result = rename(path.read_bytes(), path.name, options, config)
+        entry.update(result.to_api())
+        kept = result.kept
+        stays = kept is not None and kept.reason == "below_confidence" and kept.policy == "keep"
+        if target and not stays:
+            folder = Path(target).joinpath(*[p for p in result.folder_path.split("/") if p])
+            old = path.resolve()
+            new = move_no_replace(old, folder.resolve(), result.suggested_filename)
+            try:
+                _journal(app, old, new, batch)
+            except Exception:
+                os.replace(new, old)  # not journaled: put it back
+                raise
+            entry["newPath"] = str(new)
+    except (EngineError, OSError, ValueError) as err:
+        entry["error"] = str(err)
+    return entry
+
+
+def _explain(custom_template: str | None, as_json: bool) -> dict[str, Any]:
+    """Compile the instructions, print them (unless JSON is wanted) and return them."""
+    from renamerd.engine.instructions import compile_template
+
+    rules = compile_template(custom_template)
+    explained: dict[str, Any] = {"rules": rules.describe(),
+                 "notUnderstood": [{"text": str(m), "reason": m.reason}
+                                   for m in rules.not_understood]}
+    if not as_json:
+        click.echo("rules (tried in this order):")
+        for line in explained["rules"] or ["(none)"]:
+            click.echo(f"  {line}")
+        if rules.not_understood:
+            click.echo("not understood:")
+            for item in rules.not_understood:
+                click.echo(f"  \"{item}\": {item.reason}")
+    return explained
+
+
 def _line(entry: dict[str, Any]) -> str:
     if "error" in entry:
         return f"{entry['path']}: error: {entry['error']}"
     dest = entry.get("newPath") or "/".join(
         p for p in (entry.get("folderPath", ""), entry["suggestedFilename"]) if p)
-    return f"{entry['path']} -> {dest}  ({entry['confidence']:.2f})"
+    kept = entry.get("kept")
+    note = f"  [{kept['message']}]" if kept else ""
+    return f"{entry['path']} -> {dest}  ({entry['confidence']:.2f}){note}"
 
 
 def _remote(server: str, token: str | None, files: list[Path], options: Any,

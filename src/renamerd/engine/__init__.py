@@ -6,12 +6,17 @@ Pure (no database, no connector), used by the API, the daemon and `renamerd rena
 2. read the first page (text layer, OCR for scans: text.py) and extract the fields
    (fields/); read more pages, up to `ocr_max_pages` for scans, only while core fields are
    missing;
-3. optionally ask the LLM provider (llm.py), validating every value;
-4. render folderPath (strategy or customTemplate rules) and the file name (naming.py).
+3. optionally ask the LLM provider (llm.py), validating every value; it is also asked about
+   the parts of a customTemplate the built-in grammar did not understand;
+4. render folderPath (strategy or customTemplate rules) and the file name (naming.py) in the
+   output language (wording.py);
+5. apply the confidence policy (policy.py): below the threshold the document keeps its name
+   (policy keep or review) and `renamed` is False, so callers charge nothing.
 
 `extractedInfo` always has `document_type` ("other" at worst); `date` (YYYY-MM-DD), `issuer`,
 `invoice_number`, `amount` (string "1234.56") and `currency` (ISO code) are present only when
-found: absent fields are omitted, never null.
+found: absent fields are omitted, never null. Every value is cleaned (cleaning.py): no control
+or format characters, no "/".
 """
 
 from __future__ import annotations
@@ -19,16 +24,24 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
 from renamerd.engine.fields import Extraction, extract
-from renamerd.engine.instructions import Rules, compile_template
+from renamerd.engine.instructions import Rules, compile_template, merge_model_rules
+from renamerd.engine.language import regional
+from renamerd.engine.lexicon import TABLE_OF, fold
 from renamerd.engine.naming import (
     STANDARD_PATTERN,
     auto_fields,
     folder_for,
     render_folder_template,
     render_name,
+    render_pattern,
+    safe_component,
 )
+from renamerd.engine.policy import Policy, core_unread, meaningful_stem, split_name, unread_fields
+from renamerd.engine.script_text import page_text
 from renamerd.engine.types import (
+    BELOW_CONFIDENCE,
     DOCUMENT_TYPES,
     LANGUAGES,
     STRATEGIES,
@@ -38,6 +51,7 @@ from renamerd.engine.types import (
     EngineConfig,
     EngineError,
     Evidence,
+    Kept,
     ProviderUnavailable,
     RenameOptions,
     RenameResult,
@@ -46,9 +60,10 @@ from renamerd.engine.types import (
 )
 
 __all__ = [
-    "DOCUMENT_TYPES", "LANGUAGES", "STRATEGIES", "TEMPLATE_IDS", "TEMPLATE_MODES",
-    "DocumentTooLarge", "EngineConfig", "EngineError", "Evidence", "ProviderUnavailable",
-    "RenameOptions", "RenameResult", "UnreadableDocument", "UnsupportedDocument", "rename",
+    "BELOW_CONFIDENCE", "DOCUMENT_TYPES", "LANGUAGES", "STRATEGIES", "TEMPLATE_IDS",
+    "TEMPLATE_MODES", "DocumentTooLarge", "EngineConfig", "EngineError", "Evidence", "Kept",
+    "ProviderUnavailable", "RenameOptions", "RenameResult", "UnreadableDocument",
+    "UnsupportedDocument", "clean_filename", "clean_text", "compile_template", "rename",
     "extract_text_fields", "warm_up",
 ]
 
@@ -58,11 +73,11 @@ OUTPUT_KEYS = ("date", "issuer", "invoice_number", "document_type", "amount", "c
 
 def warm_up(ocr: bool = False) -> float:
     """Do now what the first `rename()` of a process would do on top of the work proper:
-    import the readers (pypdf, Pillow) and build the keyword patterns of every lexicon language;
-    with `ocr`, also load one PP-OCR engine's models (about a second and ~60 MB, which a
-    process that never reads a scan need not pay). Long-running processes (daemon workers, the
-    API) call it at start so their first documents are not slower than the rest. Returns the
-    seconds it took; safe to repeat."""
+    import the readers (pypdf, Pillow), build the keyword patterns of every lexicon language and
+    the instruction vocabulary; with `ocr`, also load one PP-OCR engine's models (about a second
+    and ~60 MB, which a process that never reads a scan need not pay). Long-running processes
+    (daemon workers, the API) call it at start so their first documents are not slower than the
+    rest. Returns the seconds it took; safe to repeat."""
     import time
 
     started = time.perf_counter()
@@ -70,6 +85,8 @@ def warm_up(ocr: bool = False) -> float:
     from renamerd.engine.fields import warm_up as warm_fields
 
     warm_fields()
+    compile_template("Use format YYYY-MM-DD - Company - Amount. Put invoices over 400 GBP "
+                     "in Big/ and everything else in Small/")  # the instruction vocabulary
     if ocr:
         from renamerd.engine.ocr import rapid
 
@@ -80,19 +97,19 @@ def warm_up(ocr: bool = False) -> float:
 
 def extract_text_fields(pages: list[str]) -> Extraction:
     """Built-in extraction on already-read page texts (for callers that have text)."""
-    return extract(pages)
+    return extract([page_text(page) for page in pages])
 
 
 def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str], Extraction]:
     from renamerd.engine.text import open_text
 
     doc = open_text(data, config)
-    pages = [doc.page(0)] if doc.page_count else []
+    pages = [page_text(doc.page(0))] if doc.page_count else []
     extraction = extract(pages)
     limit = min(doc.page_count, max(config.ocr_max_pages, 1) + 2)
     index = 1
     while extraction.missing() and index < limit:
-        text = doc.page(index)
+        text = page_text(doc.page(index))
         index += 1
         if not text.strip():
             continue
@@ -101,9 +118,16 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
     return doc, pages, extraction
 
 
+def _same_language(a: str | None, b: str | None) -> bool:
+    return bool(a and b) and TABLE_OF.get(a or "", a) == TABLE_OF.get(b or "", b)
+
+
 def _apply_llm(config: EngineConfig, pages: list[str], extraction: Extraction,
-               options: RenameOptions, rules: Rules | None) -> tuple[Rules | None, str | None]:
-    """Ask the provider; merge valid values into `extraction`. Returns (rules, note)."""
+               options: RenameOptions, rules: Rules | None
+               ) -> tuple[Rules | None, str | None, bool]:
+    """Ask the provider; merge valid values into `extraction`, and its reading of the clauses
+    the built-in grammar did not understand into `rules`. Returns (rules, note, whether the
+    issuer was translated)."""
     from renamerd.engine.llm import OpenAIProvider, ProviderError
 
     try:
@@ -111,8 +135,8 @@ def _apply_llm(config: EngineConfig, pages: list[str], extraction: Extraction,
     except ProviderError as err:
         if not config.llm_fallback:
             raise ProviderUnavailable(str(err)) from err
-        return rules, f"LLM not used: {err}"
-    note = None
+        return rules, f"LLM not used: {err}", False
+    note, translated = None, False
     try:
         values = provider.extract("\n\n".join(pages))
         for key, value in values.items():
@@ -123,13 +147,15 @@ def _apply_llm(config: EngineConfig, pages: list[str], extraction: Extraction,
                 extraction.confidence[key] = max(old, 0.95) if same else 0.85
             extraction.evidence.append(Evidence(key, str(value), "", 1, "LLM provider, validated"))
         if rules is not None and rules.not_understood and options.custom_template:
-            model_rules = provider.interpret(options.custom_template)
+            model_rules = provider.interpret(options.custom_template, rules)
             if not model_rules.empty:
-                rules = model_rules
+                rules = merge_model_rules(rules, model_rules)
         target = options.language
         issuer = extraction.values.get("issuer")
-        if issuer and target not in ("auto", "source") and target != extraction.language:
+        if issuer and target not in ("auto", "source") \
+                and not _same_language(target, extraction.language):
             extraction.values["issuer"] = provider.translate(str(issuer), target)
+            translated = True
     except ProviderError as err:
         log.warning("LLM provider failed: %s", err)
         if not config.llm_fallback:
@@ -137,14 +163,79 @@ def _apply_llm(config: EngineConfig, pages: list[str], extraction: Extraction,
         note = f"LLM failed, built-in result used: {err}"
     finally:
         provider.close()
-    return rules, note
+    return rules, note, translated
+
+
+def _policy(options: RenameOptions, config: EngineConfig) -> Policy:
+    below = options.below_confidence or config.below_confidence
+    threshold = options.confidence_threshold
+    if threshold is None:
+        threshold = config.confidence_threshold
+    return Policy(below, float(threshold), config.review_folder)
+
+
+def _folder(options: RenameOptions, rules: Rules | None, values: dict[str, Any],
+            language: str, pages: list[str]) -> str:
+    if options.strategy != "follow_custom_prompt":
+        return folder_for(options.strategy, values, language)
+    if rules is None:
+        return ""
+    text = fold("\n".join(pages)) if rules.needs_text() else ""
+    template = rules.folder_for(values, text)
+    return render_folder_template(template, values, language) if template else ""
+
+
+def _name(options: RenameOptions, rules: Rules | None, values: dict[str, Any],
+          extension: str, language: str, keep: str | None) -> tuple[str, list[str]]:
+    """(file name, the fields its pattern asks for)."""
+    auto = list(auto_fields(values["document_type"]))
+    if options.template_mode == "custom" and rules is not None:
+        parts = rules.name_parts()
+        if parts is not None:
+            wanted = [p.value for p in parts if p.kind == "field"]
+            return render_pattern(parts, values, extension, case=rules.case,
+                                  language=language, keep=keep), wanted
+        sep = rules.separator if rules.separator is not None else "_"
+        return render_name(auto, values, extension, separator=sep, case=rules.case,
+                           date_format=rules.date_format, language=language, keep=keep), auto
+    fields = list(STANDARD_PATTERN) if options.template_mode == "predefined" else auto
+    return render_name(fields, values, extension, language=language, keep=keep), fields
+
+
+def _kept_name(filename: str, extension: str) -> str:
+    """The original name made safe (the real type's extension when it had none)."""
+    stem, ext = split_name(filename)
+    return safe_component(stem, keep_suffix=ext or (f".{extension}" if extension else ""),
+                          fallback="document")
+
+
+def _place(options: RenameOptions, config: EngineConfig, rules: Rules | None,
+           values: dict[str, Any], language: str, pages: list[str], filename: str,
+           extension: str, confidence: float) -> tuple[str, str, Kept | None]:
+    """(file name, folder, what was kept of the original name): the confidence policy, then
+    the strategy or rules with the meaningful original name standing in for unread fields."""
+    policy = _policy(options, config)
+    if policy.applies(confidence):
+        folder = safe_component(policy.review_folder) if policy.below == "review" else ""
+        return _kept_name(filename, extension), folder, Kept(
+            "below_confidence", policy.below, confidence, policy.threshold,
+            tuple(core_unread(values)), split_name(filename)[0])
+    keep = meaningful_stem(filename)
+    folder = _folder(options, rules, values, language, pages)
+    name, wanted = _name(options, rules, values, extension, language, keep)
+    unread = unread_fields(wanted, values)
+    if keep and unread and keep in name:
+        return name, folder, Kept("unread_fields", policy.below, confidence, policy.threshold,
+                                  tuple(unread), keep)
+    return name, folder, None
 
 
 def rename(data: bytes, filename: str, options: RenameOptions | None = None,
            config: EngineConfig | None = None) -> RenameResult:
     """Suggest a file name and folder for a document.
 
-    Returns a RenameResult. Raises ValueError for bad options (message names the field),
+    Returns a RenameResult (`renamed` False when the confidence policy kept the name: charge
+    nothing). Raises ValueError for bad options (message names the field),
     UnsupportedDocument, DocumentTooLarge, UnreadableDocument, ProviderUnavailable (LLM down
     and fallback off). Pure and safe to repeat: no state is kept between calls.
     """
@@ -157,51 +248,44 @@ def rename(data: bytes, filename: str, options: RenameOptions | None = None,
     rules = compile_template(options.custom_template) if custom else None
 
     doc, pages, extraction = _read_and_extract(data, config)
-    note = None
+    note, translated = None, False
     if config.provider == "openai":
-        rules, note = _apply_llm(config, pages, extraction, options, rules)
+        rules, note, translated = _apply_llm(config, pages, extraction, options, rules)
 
-    values = {k: extraction.values[k] for k in OUTPUT_KEYS if k in extraction.values}
+    detected = regional(extraction.language, fold("\n".join(pages)[:20000])) \
+        if extraction.language else None
+    values = clean_values({k: extraction.values[k] for k in OUTPUT_KEYS
+                           if k in extraction.values})
     values.setdefault("document_type", "other")
     language = options.language
     if language in ("auto", "source"):
-        language = extraction.language or "en"
-    extension = doc.format.extension
-
-    if options.strategy == "follow_custom_prompt":
-        template = rules.folder_for(values) if rules else None
-        folder = render_folder_template(template, values, language) if template else ""
-    else:
-        folder = folder_for(options.strategy, values, language)
-
-    if options.template_mode == "custom" and rules is not None:
-        name = render_name(rules.fields or list(auto_fields(values["document_type"])), values,
-                           extension, separator=rules.separator if rules.separator is not None
-                           else "_", case=rules.case, date_format=rules.date_format,
-                           language=language)
-    elif options.template_mode == "predefined":
-        name = render_name(STANDARD_PATTERN, values, extension, language=language)
-    else:
-        name = render_name(auto_fields(values["document_type"]), values, extension,
-                           language=language)
+        language = detected or "en"
+    confidence = extraction.overall_confidence()
+    name, folder, kept = _place(options, config, rules, values, language, pages, filename,
+                                doc.format.extension, confidence)
+    original = _kept_name(filename, doc.format.extension)
 
     evidence = list(extraction.evidence)
     if note:
         evidence.append(Evidence("provider", "builtin", note, 0, "fallback"))
     return RenameResult(
-        original_filename=filename,
+        original_filename=clean_filename(filename),
         suggested_filename=name,
         extracted_info=values,
         folder_path=folder,
         organization_strategy=options.strategy,
         template_used=options.template_mode,
-        confidence=extraction.overall_confidence(),
+        confidence=confidence,
         mime_type=doc.format.mime,
-        extension=extension,
-        detected_language=extraction.language,
+        extension=doc.format.extension,
+        detected_language=detected,
         evidence=evidence,
-        rules=rules.readable() if rules else [],
+        rules=rules.describe() if rules else [],
         not_understood=list(rules.not_understood) if rules else [],
         pages_read=doc.pages_read,
         ocr_used=doc.ocr_used,
+        renamed=name != original,
+        kept=kept,
+        output_language=language,
+        issuer_translated=translated,
     )

@@ -1,12 +1,15 @@
 """Measure the engine on a labelled folder: `DIR/truth.json` = {file: {date, issuer,
-document_type?, invoice_number?}}. Used by `renamerd eval` and the accuracy tests.
+document_type?, invoice_number?, amount?, currency?, language?}}. Used by `renamerd eval` and
+the accuracy tests. With `language` in the truth, the report also gives every field per
+language.
 
-Comparison rules: date and document_type exactly; invoice_number ignoring case, blanks and
-punctuation; issuer leniently: both sides are folded (case, accents), stripped of punctuation
-and of legal-form words (GmbH, Ltd, SDN BHD...), then equal, or alike by a difflib ratio of
-at least 0.9 (tolerates one or two OCR slips in a long name). A document whose issuer is known
-by two names (a hotel's brand at the top, its operating company in the footer) lists the other
-in `issuer_alternatives`: either counts as right.
+Comparison rules: date, document_type and currency exactly; amount as a number ("1234.5" and
+"1234.50" are equal); invoice_number ignoring case, blanks and punctuation; issuer leniently:
+both sides are folded (case, accents), stripped of punctuation and of legal-form words (GmbH,
+Ltd, SDN BHD...), then equal, or alike by a difflib ratio of at least 0.9 (tolerates one or
+two OCR slips in a long name). A document whose issuer is known by two names (a hotel's brand
+at the top, its operating company in the footer) lists the other in `issuer_alternatives`:
+either counts as right.
 Calibration: documents grouped by the result's confidence; a document counts as right when
 date, issuer and document_type (where labelled) are all right.
 """
@@ -27,7 +30,9 @@ from typing import Any
 from renamerd.engine.lexicon import common, fold
 from renamerd.engine.types import EngineConfig, EngineError, RenameOptions
 
-FIELDS = ("date", "issuer", "document_type", "invoice_number")
+FIELDS = ("date", "issuer", "document_type", "invoice_number", "amount", "currency")
+SHORT = {"date": "date", "issuer": "issuer", "document_type": "type",
+         "invoice_number": "number", "amount": "amount", "currency": "currency"}
 BUCKETS = ((0.0, 0.5), (0.5, 0.7), (0.7, 0.85), (0.85, 1.01))
 
 
@@ -83,7 +88,12 @@ def field_matches(name: str, predicted: Any, truth: Any) -> bool:
         def key(v: Any) -> str:
             return re.sub(r"[^0-9a-z]", "", fold(str(v or "")))
         return bool(predicted) and key(predicted) == key(truth)
-    return predicted == truth
+    if name == "amount":
+        try:
+            return predicted is not None and float(predicted) == float(truth)
+        except (TypeError, ValueError):
+            return False
+    return bool(predicted == truth)
 
 
 @dataclass
@@ -106,10 +116,16 @@ class DocResult:
 class Report:
     docs: list[DocResult]
 
-    def accuracy(self, name: str) -> tuple[int, int]:
-        """(right, labelled) for one field."""
-        labelled = [d for d in self.docs if self.truth_has(d, name)]
+    def accuracy(self, name: str, language: str | None = None) -> tuple[int, int]:
+        """(right, labelled) for one field, of one language's documents when given."""
+        labelled = [d for d in self.docs if self.truth_has(d, name)
+                    and (language is None or d.truth.get("language") == language)]
         return sum(1 for d in labelled if d.correct.get(name)), len(labelled)
+
+    def languages(self) -> list[str]:
+        """The languages the truth names, in order of first appearance."""
+        return list(dict.fromkeys(str(d.truth["language"]) for d in self.docs
+                                  if d.truth.get("language")))
 
     @staticmethod
     def truth_has(doc: DocResult, name: str) -> bool:
@@ -134,10 +150,21 @@ class Report:
             if total:
                 fields_out[name] = {"right": right, "total": total,
                                     "accuracy": round(right / total, 4)}
+        languages: dict[str, Any] = {}
+        for lang in self.languages():
+            per: dict[str, Any] = {"documents": sum(1 for d in self.docs
+                                                    if d.truth.get("language") == lang)}
+            for name in FIELDS:
+                right, total = self.accuracy(name, lang)
+                if total:
+                    per[name] = {"right": right, "total": total,
+                                 "accuracy": round(right / total, 4)}
+            languages[lang] = per
         return {
             "documents": len(self.docs),
             "errors": sum(1 for d in self.docs if d.error),
             "fields": fields_out,
+            "languages": languages,
             "calibration": [{"confidence": b, "documents": n,
                              "all_right": None if s is None else round(s, 4)}
                             for b, n, s in self.calibration()],
@@ -155,6 +182,23 @@ class Report:
         for label, n, share in self.calibration():
             out.append(f"{label:<15} {n:>4}  " + ("-" if share is None else f"{100 * share:5.1f}%"))
         out.append(f"median time per document: {1000 * self.median_seconds():.1f} ms")
+        out.extend(self.language_lines())
+        return out
+
+    def language_lines(self) -> list[str]:
+        """Accuracy per field and language (empty when the truth names no language)."""
+        langs = self.languages()
+        if not langs:
+            return []
+        fields = [f for f in FIELDS if self.accuracy(f)[1]]
+        out = ["per language    docs  " + "  ".join(f"{SHORT[f]:>8}" for f in fields)]
+        for lang in langs:
+            cells = []
+            for f in fields:
+                right, total = self.accuracy(f, lang)
+                cells.append(f"{100 * right / total:7.1f}%" if total else f"{'-':>8}")
+            docs = sum(1 for d in self.docs if d.truth.get("language") == lang)
+            out.append(f"{lang:<15} {docs:>4}  " + "  ".join(cells))
         return out
 
 

@@ -37,6 +37,29 @@ FIELDS_SCHEMA: dict[str, Any] = {
         "currency": {"type": ["string", "null"], "description": "ISO 4217 code"},
     },
 }
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_NULLABLE_NUMBER = {"type": ["number", "null"]}
+CONDITION_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "required": ["document_type", "issuer", "folder", "amount_over", "amount_under",
+                 "currency", "date_before", "date_after", "year", "month", "keywords",
+                 "otherwise"],
+    "properties": {
+        "document_type": _NULLABLE_STRING,
+        "issuer": _NULLABLE_STRING,
+        "folder": {"type": "string",
+                   "description": "may use {year} {month} {quarter} {issuer} {document_type}"},
+        "amount_over": _NULLABLE_NUMBER,
+        "amount_under": _NULLABLE_NUMBER,
+        "currency": {"type": ["string", "null"], "description": "ISO 4217 code"},
+        "date_before": {"type": ["string", "null"], "description": "YYYY-MM-DD"},
+        "date_after": {"type": ["string", "null"], "description": "YYYY-MM-DD"},
+        "year": {"type": ["integer", "null"]},
+        "month": {"type": ["integer", "null"]},
+        "keywords": {"type": "array", "items": {"type": "string"}},
+        "otherwise": {"type": "boolean", "description": "the folder for everything else"},
+    },
+}
 RULES_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -47,15 +70,7 @@ RULES_SCHEMA: dict[str, Any] = {
         "separator": {"type": ["string", "null"]},
         "case": {"type": ["string", "null"], "enum": ["lower", "upper", None]},
         "date_format": {"type": ["string", "null"], "description": "e.g. DD.MM.YYYY"},
-        "conditions": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["document_type", "issuer", "folder"],
-            "properties": {
-                "document_type": {"type": ["string", "null"]},
-                "issuer": {"type": ["string", "null"]},
-                "folder": {"type": "string",
-                           "description": "may use {year} {month} {issuer} {document_type}"},
-            }}},
+        "conditions": {"type": "array", "items": CONDITION_SCHEMA},
     },
 }
 TRANSLATION_SCHEMA: dict[str, Any] = {
@@ -176,14 +191,27 @@ class OpenAIProvider:
             raise ProviderError("the model's answer held no valid value")
         return values
 
-    def interpret(self, template: str) -> Rules:
-        """Rules from a customTemplate; raises ProviderError when the answer is invalid."""
+    def interpret(self, template: str, understood: Rules | None = None) -> Rules:
+        """Rules for the parts of a customTemplate the built-in grammar did not understand
+        (`understood.not_understood`, with the rules it did understand as context), or for the
+        whole template when `understood` is None. Raises ProviderError when the answer is
+        invalid. The caller merges the answer (instructions.merge_model_rules)."""
+        if understood is not None and understood.not_understood:
+            known = "\n".join(understood.describe()) or "(nothing)"
+            unclear = "\n".join(f"- {item} ({getattr(item, 'reason', '')})"
+                                 for item in understood.not_understood)
+            user = (f"Instructions: {template[:4000]}\n\nAlready understood:\n{known}\n\n"
+                    f"Not understood (answer rules for these only):\n{unclear}")
+        else:
+            user = template[:4000]
         answer = self.chat_json(
             "Convert the user's file naming and filing instructions into JSON rules. fields: "
             "name parts in order; separator: one character; case: lower/upper/null; "
             "date_format with YYYY MM DD; conditions: folder targets with optional "
-            "document_type (one of " + ", ".join(DOCUMENT_TYPES) + ") and issuer.",
-            template[:4000], "naming_rules", RULES_SCHEMA,
+            "document_type (one of " + ", ".join(DOCUMENT_TYPES) + "), issuer, amount_over / "
+            "amount_under with currency, date_before / date_after, year, month, keywords the "
+            "text must contain, or otherwise=true for everything else.",
+            user, "naming_rules", RULES_SCHEMA,
         )
         if not isinstance(answer, dict):
             raise ProviderError("the model did not answer a JSON object")

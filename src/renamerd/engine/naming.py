@@ -18,9 +18,15 @@ follow_custom_...  from the customTemplate rules   Bills/Phone
 
 Template modes -> file name (fields joined by "_", blanks inside a field become "-"):
 `auto` picks a pattern per document type (see AUTO_PATTERNS), `predefined` + `standard` is
-`{date}_{issuer}_{invoice_number}`, `custom` follows the compiled customTemplate rules.
-A missing field is left out; a missing date or issuer in a *folder* becomes the output
-language's word for "undated"/"unknown".
+`{date}_{issuer}_{invoice_number}`, `custom` follows the compiled customTemplate rules (a
+pattern of fields and literal text, e.g. "YYYY-MM-DD - Company - Amount").
+A missing field is left out, or replaced by the meaningful part of the original name (see
+policy.py); a missing date or issuer in a *folder* becomes the output language's word for
+"undated"/"unknown". Month names, quarters and the decimal mark of amounts follow the output
+language (wording.py); document-type words stay English.
+
+Folder paths are filled segment by segment (a "/" inside a value never adds a level) and
+capped at MAX_DEPTH segments and MAX_PATH_CHARS characters (OneDrive's limit).
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from renamerd.engine.lexicon import output_words
+from renamerd.engine.policy import unread_fields
+from renamerd.engine.wording import amount_text, month_name, quarter_name, word
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"\s+")
@@ -39,6 +47,9 @@ _RX2 = re.compile(r"-{2,}")
 _RX3 = re.compile(r"\{(\w+)\}")
 
 MAX_BYTES = 255
+#: folder paths: at most this many segments and characters (OneDrive refuses longer paths)
+MAX_DEPTH = 10
+MAX_PATH_CHARS = 400
 #: characters refused by Windows/OneDrive/SharePoint, Dropbox, Drive and POSIX, replaced by "-"
 FORBIDDEN = set('<>:"/\\|?*') | {"\x00"}
 RESERVED = {"con", "prn", "aux", "nul", "clock$", "conin$", "conout$", ".lock", "desktop.ini",
@@ -65,12 +76,6 @@ STRATEGY_FOLDERS: dict[str, tuple[str, ...]] = {
     "by_issuer_type": ("issuer", "document_type"), "by_all": ("year", "issuer", "document_type"),
     "follow_custom_prompt": (),
 }
-
-
-def word(kind: str, language: str) -> str:
-    """'unknown' / 'undated' in the output language (English for auto/source/unknown codes)."""
-    table = output_words()[kind]
-    return table.get(language, table["en"])
 
 
 def safe_component(text: str, *, max_bytes: int = MAX_BYTES, keep_suffix: str = "",
@@ -114,34 +119,71 @@ def safe_component(text: str, *, max_bytes: int = MAX_BYTES, keep_suffix: str = 
 
 
 def safe_path(segments: list[str]) -> str:
-    """Join safe segments with '/'; empty, "." and ".." segments are dropped."""
-    return "/".join(safe_component(s) for s in segments if s and s.strip(" ."))
+    """Join safe segments with '/'; empty, "." and ".." segments are dropped; at most
+    MAX_DEPTH segments and MAX_PATH_CHARS characters (whole segments are dropped from the end,
+    a single over-long first segment is cut)."""
+    kept: list[str] = []
+    length = 0
+    for raw in segments:
+        if not raw or not raw.strip(" ."):
+            continue
+        segment = safe_component(raw)
+        extra = len(segment) + (1 if kept else 0)
+        if len(kept) >= MAX_DEPTH or length + extra > MAX_PATH_CHARS:
+            if not kept:
+                kept.append(safe_component(segment[:MAX_PATH_CHARS]))
+            break
+        kept.append(segment)
+        length += extra
+    return "/".join(kept)
+
+
+_DATE_TOKEN = re.compile(r"Y{4}|Y{2}|M{3,4}|M{2}|D{2}")
+
+
+def format_date(iso: str, fmt: str, language: str = "en") -> str:
+    """Render YYYY-MM-DD with a pattern of YYYY, YY, MMMM (month name), MMM (abbreviated
+    name), MM, DD (e.g. 'DD.MM.YYYY', 'MMMM YYYY'); month names in the output language."""
+    y, m, d = iso.split("-")
+    standalone = "DD" not in fmt
+
+    def repl(match: re.Match[str]) -> str:
+        unit = match.group(0)
+        if unit == "YYYY":
+            return y
+        if unit == "YY":
+            return y[2:]
+        if unit == "MMMM":
+            return month_name(int(m), language, "wide", standalone=standalone)
+        if unit == "MMM":
+            return month_name(int(m), language, "abbreviated", standalone=standalone)
+        return m if unit == "MM" else d
+
+    return _DATE_TOKEN.sub(repl, fmt)
 
 
 def _field_text(name: str, values: Mapping[str, Any], language: str, date_format: str | None,
                 for_folder: bool) -> str | None:
     date = values.get("date")
-    if name in ("date", "year", "month"):
+    if name in ("date", "year", "month", "quarter"):
         if not date:
             return word("undated", language) if for_folder else None
-        y, m, d = date.split("-")
+        y, m, _d = date.split("-")
         if name == "year":
             return y
         if name == "month":
             return f"{y}-{m}"
-        return format_date(date, date_format) if date_format else date
+        if name == "quarter":
+            return quarter_name((int(m) - 1) // 3 + 1, language)
+        return format_date(date, date_format, language) if date_format else date
     value = values.get(name)
     if value is None or value == "":
         if name == "issuer" and for_folder:
             return word("unknown", language).capitalize()
         return None
+    if name == "amount":
+        return amount_text(str(value), language)
     return str(value)
-
-
-def format_date(iso: str, fmt: str) -> str:
-    """Render YYYY-MM-DD with a pattern using YYYY, YY, MM, DD (e.g. 'DD.MM.YYYY')."""
-    y, m, d = iso.split("-")
-    return (fmt.replace("YYYY", y).replace("YY", y[2:]).replace("MM", m).replace("DD", d))
 
 
 def folder_for(strategy: str, values: Mapping[str, Any], language: str) -> str:
@@ -152,38 +194,97 @@ def folder_for(strategy: str, values: Mapping[str, Any], language: str) -> str:
 
 
 def render_folder_template(template: str, values: Mapping[str, Any], language: str) -> str:
-    """Fill '{year}', '{month}', '{issuer}', '{document_type}', '{date}' in a folder template."""
+    """Fill '{year}', '{month}', '{quarter}', '{issuer}', '{document_type}', '{date}' in a
+    folder template, one segment at a time: the template is split on "/" first, so a value
+    holding "/" ("ACME/x/y GmbH") stays one folder ("ACME-x-y GmbH"). Capped like safe_path."""
     def repl(m: re.Match[str]) -> str:
         return _field_text(m.group(1), values, language, None, True) or ""
 
-    filled = _RX3.sub(repl, template)
-    return safe_path(filled.split("/"))
+    return safe_path([_RX3.sub(repl, segment) for segment in template.split("/")])
 
 
-def render_name(fields: tuple[str, ...] | list[str], values: Mapping[str, Any], extension: str,
-                *, separator: str = "_", case: str | None = None,
-                date_format: str | None = None, language: str = "en") -> str:
-    """The file name: the listed fields that have values, joined by `separator`, with the
-    real type's extension. Blanks inside a field become '-' (or the separator if that is a
-    blank). Never empty: falls back to the document type or 'document'."""
-    inner = "-" if separator != "-" and separator != " " else separator
-    if separator == " ":
-        inner = " "
-    parts: list[str] = []
-    for name in fields:
-        text = _field_text(name, values, language, date_format, False)
-        if not text:
+@dataclass(frozen=True)
+class Part:
+    """One element of a file-name pattern: a field (`kind` "field", `value` a field name such
+    as "date", `fmt` an optional date format) or literal text (`kind` "text": a separator such
+    as " - ", or words such as "Rechnung")."""
+
+    kind: str
+    value: str
+    fmt: str | None = None
+
+    @property
+    def is_separator(self) -> bool:
+        return self.kind == "text" and not any(ch.isalnum() for ch in self.value)
+
+
+def _field_part(part: Part, values: Mapping[str, Any], language: str, inner: str
+                ) -> str | None:
+    """The text of a field part, or None when the field has no value."""
+    text = _field_text(part.value, values, language, part.fmt, False)
+    if not text:
+        return None
+    text = _RX0.sub(inner, text.strip().rstrip("."))
+    return "".join("-" if ch in FORBIDDEN else ch for ch in text)
+
+
+def render_pattern(parts: list[Part], values: Mapping[str, Any], extension: str, *,
+                   case: str | None = None, language: str = "en",
+                   keep: str | None = None) -> str:
+    """The file name of a pattern (a list of `Part`).
+
+    Fields without a value are left out with the separator before them; literal words are
+    always written. `keep` (the meaningful part of the original name) stands in the place of
+    the first field that could not be read; the other unread fields (a type "other"
+    included) are then left out. Never empty: falls back to `keep`, the document type or
+    'document'. Returns a safe name with the real type's extension."""
+    spaced = any(p.kind == "text" and p.is_separator and " " in p.value for p in parts)
+    inner = " " if spaced else "-"
+    out: list[tuple[bool, str]] = []  # (is separator, text)
+    kept = False
+    for part in parts:
+        if part.kind == "text":
+            if part.is_separator:
+                if out and not out[-1][0]:
+                    out.append((True, part.value))
+            else:
+                out.append((False, part.value))
             continue
-        text = _RX0.sub(inner, text.strip().rstrip("."))
-        text = "".join("-" if ch in FORBIDDEN else ch for ch in text)
-        parts.append(text)
-    stem = separator.join(parts) or str(values.get("document_type") or "document")
+        if keep is not None and unread_fields([part.value], values):
+            if not kept:
+                out.append((False, keep))
+                kept = True
+            continue
+        text = _field_part(part, values, language, inner)
+        if text:
+            out.append((False, text))
+    while out and out[-1][0]:
+        out.pop()
+    stem = "".join(text for _sep, text in out)
+    if not stem.strip():
+        stem = keep or str(values.get("document_type") or "document")
     if case == "lower":
         stem = stem.lower()
     elif case == "upper":
         stem = stem.upper()
     ext = f".{extension.lstrip('.')}" if extension else ""
     return safe_component(stem, keep_suffix=ext.lower())
+
+
+def render_name(fields: tuple[str, ...] | list[str], values: Mapping[str, Any], extension: str,
+                *, separator: str = "_", case: str | None = None,
+                date_format: str | None = None, language: str = "en",
+                keep: str | None = None) -> str:
+    """The file name: the listed fields that have values, joined by `separator`, with the
+    real type's extension. Blanks inside a field become '-' (or stay blanks if the separator
+    is one). `keep`: see render_pattern. Never empty: falls back to the document type or
+    'document'."""
+    parts: list[Part] = []
+    for i, name in enumerate(fields):
+        if i and separator:
+            parts.append(Part("text", separator))
+        parts.append(Part("field", name, date_format if name == "date" else None))
+    return render_pattern(parts, values, extension, case=case, language=language, keep=keep)
 
 
 def auto_fields(document_type: str) -> tuple[str, ...]:

@@ -43,6 +43,13 @@ DOCUMENT_TYPES: tuple[str, ...] = (
     "other",
 )
 
+#: what happens to a document whose confidence is below the threshold (`belowConfidence`):
+#: keep its name where it is, keep its name and move it to the review folder, or rename anyway
+BELOW_CONFIDENCE: tuple[str, ...] = ("keep", "review", "rename")
+DEFAULT_BELOW_CONFIDENCE = "review"
+DEFAULT_CONFIDENCE_THRESHOLD = 0.5
+DEFAULT_REVIEW_FOLDER = "Review"
+
 DEFAULT_STRATEGY = "root"
 DEFAULT_TEMPLATE_MODE = "auto"
 DEFAULT_LANGUAGE = "auto"
@@ -83,9 +90,15 @@ class RenameOptions:
     custom_template: str | None = None
     template_id: str | None = None
     language: str = DEFAULT_LANGUAGE
+    #: "keep" | "review" | "rename"; None: `EngineConfig.below_confidence`
+    below_confidence: str | None = None
+    #: 0..1; None: `EngineConfig.confidence_threshold`
+    confidence_threshold: float | None = None
 
     def validate(self) -> None:
-        """Raise ValueError("<field>: ...allowed values...") naming the first bad field."""
+        """Raise ValueError("<field>: ...allowed values...") naming the first bad field (API
+        names: strategy, templateMode, language, templateId, belowConfidence,
+        confidenceThreshold)."""
         for name, value, allowed in (
             ("strategy", self.strategy, STRATEGIES),
             ("templateMode", self.template_mode, TEMPLATE_MODES),
@@ -93,6 +106,14 @@ class RenameOptions:
         ):
             if value not in allowed:
                 raise ValueError(f"{name}: '{value}' is not one of {', '.join(allowed)}")
+        if self.below_confidence is not None and self.below_confidence not in BELOW_CONFIDENCE:
+            raise ValueError(f"belowConfidence: '{self.below_confidence}' is not one of "
+                             f"{', '.join(BELOW_CONFIDENCE)}")
+        threshold = self.confidence_threshold
+        if threshold is not None and (isinstance(threshold, bool)
+                                      or not isinstance(threshold, (int, float))
+                                      or not 0.0 <= float(threshold) <= 1.0):
+            raise ValueError(f"confidenceThreshold: '{threshold}' is not a number from 0 to 1")
         if self.template_id is not None and self.template_id not in TEMPLATE_IDS:
             raise ValueError(
                 f"templateId: '{self.template_id}' is not one of {', '.join(TEMPLATE_IDS)}"
@@ -123,6 +144,11 @@ class EngineConfig:
     llm_api_key: str = ""  # resolved from the environment by the config layer; never logged
     llm_timeout_s: float = 30.0
     llm_fallback: bool = True  # on LLM failure: fall back to built-in (True) or raise (False)
+    #: the confidence policy's defaults, used when the options do not say (see RenameOptions)
+    below_confidence: str = DEFAULT_BELOW_CONFIDENCE
+    confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD
+    #: the folder (under the target) that the "review" policy moves doubtful documents to
+    review_folder: str = DEFAULT_REVIEW_FOLDER
 
 
 @dataclass(frozen=True)
@@ -137,9 +163,48 @@ class Evidence:
     score: float = 0.0
 
 
+@dataclass(frozen=True)
+class Kept:
+    """What of the original file name was kept, and why.
+
+    reason "below_confidence": the whole name was kept (policy keep or review) because the
+    confidence is below the threshold; "unread_fields": the document was renamed, but `text`
+    (a meaningful part of the original name, e.g. "Garden notes May") stands where `fields`
+    could not be read."""
+
+    reason: str
+    policy: str
+    confidence: float
+    threshold: float
+    fields: tuple[str, ...] = ()
+    text: str = ""
+
+    def message(self) -> str:
+        """One sentence for people."""
+        unread = ", ".join(self.fields) or "nothing"
+        if self.reason == "below_confidence":
+            where = "moved to the review folder" if self.policy == "review" else "left in place"
+            return (f"confidence {self.confidence:.2f} is below {self.threshold:.2f}: the name "
+                    f"was kept and the document {where} (not read: {unread})")
+        return f"'{self.text}' of the original name was kept where {unread} could not be read"
+
+    def to_api(self) -> dict[str, Any]:
+        return {"reason": self.reason, "message": self.message(), "policy": self.policy,
+                "confidence": round(float(self.confidence), 4),
+                "threshold": round(float(self.threshold), 4), "fields": list(self.fields),
+                "text": self.text}
+
+
 @dataclass
 class RenameResult:
-    """The engine's answer. `to_api()` gives the v1 response body."""
+    """The engine's answer. `to_api()` gives the v1 response body.
+
+    `renamed` is False when the document keeps its original name (confidence policy keep or
+    review, or nothing better could be made): callers charge no credit for it. `kept` says
+    what of the original name was kept and why. `output_language` is the language the names
+    were written in; `issuer_translated` whether an LLM wrote the issuer in it (otherwise the
+    issuer is written as in the document).
+    """
 
     original_filename: str
     suggested_filename: str
@@ -156,6 +221,10 @@ class RenameResult:
     not_understood: list[str] = field(default_factory=list)
     pages_read: int = 0
     ocr_used: bool = False
+    renamed: bool = True
+    kept: Kept | None = None
+    output_language: str = ""
+    issuer_translated: bool = False
 
     def to_api(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -166,7 +235,19 @@ class RenameResult:
             "organizationStrategy": self.organization_strategy,
             "templateUsed": self.template_used,
             "confidence": round(float(self.confidence), 4),
+            "renamed": self.renamed,
         }
+        if self.kept is not None:
+            body["kept"] = self.kept.to_api()
+        if self.output_language:
+            body["outputLanguage"] = {
+                "code": self.output_language,
+                "issuer": "translated" if self.issuer_translated else "as_written"}
         if self.rules or self.not_understood:
-            body["instructions"] = {"rules": self.rules, "notUnderstood": self.not_understood}
+            body["instructions"] = {
+                "rules": list(self.rules),
+                "notUnderstood": [str(item) for item in self.not_understood],
+                "notUnderstoodReasons": [
+                    {"text": str(item), "reason": getattr(item, "reason", "")}
+                    for item in self.not_understood]}
         return body

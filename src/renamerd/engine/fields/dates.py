@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]+")
@@ -61,7 +61,9 @@ def _month_table() -> dict[str, int]:
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     # a month name may touch the year ("10 Mar2018" in OCR text), not another letter
-    months = alternation(set(_month_table()), exact=True).replace(r"(?!\w)", r"(?![^\W\d_])")
+    # ... nor follow a digit ("15أغسطس 2023" as a text layer may join them)
+    months = alternation(set(_month_table()), exact=True).replace(
+        r"(?!\w)", r"(?![^\W\d_])").replace(r"(?<!\w)", r"(?<![^\W\d_])")
     numeric = re.compile(
         r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|20[0-9oObBsSlI]{2}|\d{2})"
         r"(?![\d])(?!\s*[ap]\.?m\b)"
@@ -79,14 +81,44 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 #: OCR often drops the first separator: "1202/2018" for 12/02/2018
 _FUSED = re.compile(r"(?<![\w.,/-])(\d{2})(\d{2})([./-])(\d{4})(?![\d])")
 
+#: Chinese, Japanese and Korean dates: "2024年5月3日", "2024년 5월 3일", "2024. 5. 3." (full-width
+#: digits are folded to ASCII before), and Japanese era years: "令和6年5月3日" (Reiwa 6 = 2024)
+_EAST_ASIAN = re.compile(r"(?<!\d)(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일号號]?")
+_KOREAN_DOTS = re.compile(r"(?<![\d.])(\d{4})\.\s+(\d{1,2})\.\s+(\d{1,2})\.?(?!\d)")
+_ERA = re.compile(r"(令和|平成|昭和)\s*(\d{1,2}|元)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+#: the year before an era's first year (Reiwa 1 = 2019)
+_ERA_BASE = {"令和": 2018, "平成": 1988, "昭和": 1925}
+
+
+def _east_asian_dates(doc: Doc, text: str) -> list[DateCandidate]:
+    """Dates written with 年月日 / 년월일 markers, era years, or Korean "2024. 5. 3."."""
+    if text.isascii():
+        return []
+    out: list[DateCandidate] = []
+    found: list[tuple[re.Match[str], int, int, int]] = []
+    for m in _EAST_ASIAN.finditer(text):
+        found.append((m, int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _KOREAN_DOTS.finditer(text):
+        found.append((m, int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _ERA.finditer(text):
+        year = 1 if m.group(2) == "元" else int(m.group(2))
+        found.append((m, _ERA_BASE[m.group(1)] + year, int(m.group(3)), int(m.group(4))))
+    for m, year, month, day in found:
+        value = _make(year, month, day)
+        if value:
+            out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                     doc.text[m.start():m.end()], False))
+    return out
+
 
 @functools.cache
 def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str], int]:
-    """Labels of the document's language, English, and the long (specific) labels of every
-    other language (short ones like "den", "le", "to" only count in their own language)),
-    the kind of each, and the length of the longest (blank runs in text are single spaces)."""
+    """Labels of the document's language, English, and the long (specific) labels of the other
+    languages of its script (short ones like "den", "le", "to" only count in their own
+    language), the kind of each, and the length of the longest (blank runs in text are single
+    spaces)."""
     kinds: dict[str, str] = {}
-    langs = [language, "en"] + [lang for lang in LANGUAGES if lang not in (language, "en")]
+    langs = [language, "en"] + [lang for lang in kin(language) if lang != "en"]
     for i, lang in enumerate(langs):
         labels = load(lang)["labels"]
         for kind in LABEL_WEIGHTS:
@@ -216,6 +248,8 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
         if value:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], x <= 12 and y <= 12))
+    starts = {c.start for c in out}
+    out.extend(c for c in _east_asian_dates(doc, text) if c.start not in starts)
     out = [c for c in out if MIN_YEAR <= c.value.year <= max_year]
     out.sort(key=lambda c: c.start)
     return out

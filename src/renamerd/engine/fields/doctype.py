@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[ \t]+")
@@ -62,7 +62,7 @@ def _compounds() -> tuple[re.Pattern[str], dict[str, str]]:
 def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool]]]:
     kinds: dict[str, tuple[str, bool]] = {}
     langs = [language, "en"] if language != "en" else ["en"]
-    langs += [lang for lang in LANGUAGES if lang not in langs]
+    langs += [lang for lang in kin(language) if lang not in langs]
     for i, lang in enumerate(langs):
         for kind, phrases in load(lang)["types"].items():
             for p in phrases:

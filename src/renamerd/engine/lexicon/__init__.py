@@ -24,12 +24,28 @@ from typing import Any
 
 LANGUAGES: tuple[str, ...] = (
     "en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv", "da", "no", "fi", "cs", "tr",
+    "id", "ja", "zh", "ko", "ar", "hi",
 )
+#: output codes read with another code's table (regional variants and scripts)
+TABLE_OF: dict[str, str] = {"pt-BR": "pt", "zh-Hans": "zh", "zh-Hant": "zh"}
+#: the script of each lexicon language (Latin when not listed)
+SCRIPTS: dict[str, str] = {"ja": "cjk", "zh": "cjk", "ko": "cjk", "ar": "arabic",
+                           "hi": "devanagari"}
+
+
+def kin(language: str) -> tuple[str, ...]:
+    """The lexicon languages written in the script of `language`, without it: the ones whose
+    specific words are worth looking for in its documents (besides English)."""
+    script = SCRIPTS.get(language, "latin")
+    return tuple(lang for lang in LANGUAGES
+                 if lang != language and SCRIPTS.get(lang, "latin") == script)
 
 _SPECIAL = {
     "ı": "i", "İ": "i", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "a", "Æ": "a", "ß": "s",
     "đ": "d", "Đ": "d", "œ": "o", "Œ": "o", "’": "'", "‘": "'", "ʼ": "'", "\u00a0": " ",
     "\u2009": " ", "\u202f": " ", "–": "-", "—": "-", "‐": "-", "‑": "-", "º": "o", "ª": "a",
+    # Arabic: the alef forms and the alef maksura are written interchangeably (and by OCR)
+    "أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي",
 }
 
 
@@ -47,6 +63,18 @@ def _build_fold_table() -> dict[int, str]:
             table[cp] = out
     for k, v in _SPECIAL.items():
         table[ord(k)] = v
+    # full-width forms (Japanese, Chinese, Korean text) -> ASCII: "２０２４" -> "2024", "：" -> ":"
+    for cp in range(0xFF01, 0xFF5F):
+        table[cp] = chr(cp - 0xFEE0).lower()
+    table[0x3000] = " "  # ideographic space
+    table[0xFFE5] = "¥"
+    table[0xFFE6] = "₩"
+    # Arabic-Indic, Persian and Devanagari digits -> 0-9; Arabic decimal and thousands marks
+    for zero in (0x0660, 0x06F0, 0x0966):
+        for i in range(10):
+            table[zero + i] = str(i)
+    table[0x066B] = "."
+    table[0x066C] = ","
     return table
 
 
@@ -73,22 +101,39 @@ def phrase_pattern(phrase: str) -> str:
     return r"(?<!\w)" + r"[ \t]+".join(words) + r"(?!\w)"
 
 
+#: scripts written without blanks between words (Han, kana, and Hangul, whose words carry
+#: particles): their keywords match anywhere, not as whole words
+_UNSPACED = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf"
+                       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def alternation(phrases: list[str] | set[str], exact: bool = False) -> str:
     """One regex matching any of the phrases as whole words, longest match preferred.
 
     Built as a trie (shared prefixes factored out), so matching costs about the length of the
     text, not the number of phrases. `exact`: match the phrases as given (no folding).
+    Phrases in Chinese, Japanese or Korean script match inside longer runs of text too (those
+    scripts put no blank between words).
     """
     uniq = {" ".join((p if exact else fold(p)).split()) for p in phrases if p.strip()}
     if not uniq:
         return r"(?!x)x"
+    spaced = {p for p in uniq if not (_UNSPACED.match(p[0]) or _UNSPACED.match(p[-1]))}
+    source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + r")(?!\w)" if spaced else ""
+    if len(spaced) < len(uniq):
+        unspaced = "(?:" + _trie_regex(_trie(uniq - spaced)) + ")"
+        source = f"{source}|{unspaced}" if source else unspaced
+    return source
+
+
+def _trie(phrases: set[str]) -> dict[str, Any]:
     trie: dict[str, Any] = {}
-    for phrase in uniq:
+    for phrase in phrases:
         node = trie
         for ch in phrase:
             node = node.setdefault(ch, {})
         node[""] = {}
-    return r"(?<!\w)(?:" + _trie_regex(trie) + r")(?!\w)"
+    return trie
 
 
 def _trie_regex(node: dict[str, Any]) -> str:
@@ -108,7 +153,10 @@ def _trie_regex(node: dict[str, Any]) -> str:
 
 @functools.cache
 def load(language: str) -> dict[str, Any]:
-    """The table of one language (a dict as in its JSON file). Raises KeyError if unknown."""
+    """The table of one language (a dict as in its JSON file). Raises KeyError if unknown.
+
+    Regional and script variants read their base table ("pt-BR" -> "pt", "zh-Hant" -> "zh")."""
+    language = TABLE_OF.get(language, language)
     if language not in LANGUAGES:
         raise KeyError(language)
     return _read(f"{language}.json")
