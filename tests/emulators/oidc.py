@@ -103,8 +103,8 @@ class OidcProvider:
             return HTMLResponse(f"<p>{html.escape(problem)}</p>", status_code=400)
         back = form["redirect_uri"]
         if form.get("decision") != "allow":
-            denied = urlencode({"error": "access_denied", "state": form["state"]})
-            return RedirectResponse(f"{back}?{denied}", 303)
+            refused = urlencode({"error": "access_denied", "state": form["state"]})
+            return RedirectResponse(f"{back}?{refused}", 303)
         code = secrets.token_urlsafe(16)
         with self._lock:
             self.codes[code] = {**form, "issued": time.time(), "used": False}
