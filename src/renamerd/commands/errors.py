@@ -12,34 +12,10 @@ import os
 from typing import TYPE_CHECKING
 
 from renamerd.config import ConfigFileError, hide_password
+from renamerd.storage.health import describe_error
 
 if TYPE_CHECKING:
     from renamerd.commands.context import AppContext
-
-#: (words in the driver's message, what it means, what to do); the first match wins
-_DATABASE_PROBLEMS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("database is locked",), "is locked by another process",
-     "wait for it (database.sqlite_busy_timeout_ms) or find what holds it, then try again"),
-    (("readonly database", "read-only"), "cannot be written (read-only file or folder)",
-     "run as the user owning the database and its folder (the service's user), or fix their "
-     "permissions"),
-    (("unable to open database file",), "cannot be opened (missing or unwritable folder)",
-     "check that its folder exists and is writable by this user"),
-    (("no such table", "undefinedtable", "does not exist"), "lacks tables of this version",
-     "run `renamerd db upgrade` (migrations) with the same config"),
-    (("password authentication failed", "authentication failed"), "refused the credentials",
-     "check the user and password in database.url"),
-    (("connection refused", "could not connect", "connection failed", "timeout expired",
-      "could not translate host name", "name or service not known", "no route to host",
-      "server closed the connection", "connection timed out"),
-     "is unreachable",
-     "is the database server running, and is database.url right?"),
-    (("file is not a database", "malformed"), "is damaged or not a SQLite database",
-     "check database.url; restore the file from a backup"),
-    (("disk i/o error", "database or disk is full", "no space left"),
-     "cannot be written (disk full or failing)", "free space on its disk"),
-)
-
 
 def describe(err: BaseException, app: AppContext | None = None) -> tuple[str, int]:
     """The one-line message (without "error: ") and exit code for `err`. Never raises."""
@@ -82,13 +58,9 @@ def _database_name(app: AppContext | None) -> str:
 
 
 def _database_line(err: BaseException, app: AppContext | None) -> str:
-    text = " ".join(str(getattr(err, "orig", None) or err).split()).lower()
-    kind = type(getattr(err, "orig", None) or err).__name__.lower()
-    name = _database_name(app)
-    for words, problem, todo in _DATABASE_PROBLEMS:
-        if any(w in text or w in kind for w in words):
-            return f"{name} {problem}: {todo}"
-    return f"{name} failed: {_first_line(getattr(err, 'orig', None) or err)}"
+    settings = getattr(app, "_settings", None) if app is not None else None
+    shown = hide_password(settings.database.url) if settings is not None else "(database.url)"
+    return describe_error(err, shown)
 
 
 def _is_alembic(err: BaseException) -> bool:
