@@ -7,8 +7,8 @@ For every hop (the URL and each redirect, at most `fetch.max_redirects`):
    `getaddrinfo` (the resolver is injectable);
 2. every address is checked (`blocked_reason`, service/egress.py): anything not global is
    refused (loopback, private, link-local, cloud metadata, CGNAT, unspecified, multicast,
-   reserved, documentation, ULA) and so is every IPv6 form that embeds an IPv4 address (IPv4-mapped, IPv4-compatible,
-   NAT64, 6to4, Teredo); networks in `fetch.allow_networks` are exempt;
+   reserved, documentation, ULA) and so is every IPv6 form that embeds an IPv4 address
+   (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo); networks in `fetch.allow_networks` are exempt;
 3. the connection goes to the address that was checked: httpx runs on a network backend pinned
    to it, while the URL, and so the Host header, TLS SNI and certificate check, keep the name.
    A DNS answer that changes between check and connect cannot matter: DNS is not asked again.

@@ -13,11 +13,10 @@ from renamerd.commands.output import emit, token_json
 from renamerd.service.accounts import AccountError
 from renamerd.storage.models import utcnow
 
-
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType):  # type: ignore[type-arg]  # (generic in click 8.2+)
     """`90d`, `12h`, `30m` (days, hours, minutes) as a timedelta."""
 
     name = "DURATION"

@@ -96,7 +96,8 @@ def check_public_url(settings: Settings) -> Finding:
 
 def check_notifications(settings: Settings) -> list[Finding]:
     """The mail server accepts a session (and the login), the webhook address is allowed."""
-    from renamerd.service.notify.channels import check_mail_server, check_webhook_address
+    from renamerd.service.notify.mail import check_mail_server
+    from renamerd.service.notify.webhook import check_webhook_address
 
     findings = []
     if settings.mail.host:

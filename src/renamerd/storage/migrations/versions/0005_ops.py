@@ -23,7 +23,8 @@ def upgrade() -> None:
     op.create_table(
         "notifications_sent",
         sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("user_id", sqlmodel.sql.sqltypes.AutoString(length=40), sa.ForeignKey("users.id"), nullable=False),
+        sa.Column("user_id", sqlmodel.sql.sqltypes.AutoString(length=40),
+                  sa.ForeignKey("users.id"), nullable=False),
         sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
         sa.Column("day", sqlmodel.sql.sqltypes.AutoString(length=10), nullable=False),
         sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
@@ -33,7 +34,8 @@ def upgrade() -> None:
     )
     op.create_table(
         "notification_optouts",
-        sa.Column("user_id", sqlmodel.sql.sqltypes.AutoString(length=40), sa.ForeignKey("users.id"), primary_key=True),
+        sa.Column("user_id", sqlmodel.sql.sqltypes.AutoString(length=40),
+                  sa.ForeignKey("users.id"), primary_key=True),
         sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=40), primary_key=True),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     )
