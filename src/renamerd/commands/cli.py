@@ -21,6 +21,7 @@ from renamerd.commands.errors import describe
 #: command modules, in help order; each has `register(cli)`
 COMMAND_MODULES = [
     "renamerd.commands.database",
+    "renamerd.commands.doctor",
     "renamerd.commands.users",
     "renamerd.commands.tokens",
     "renamerd.commands.credits",

@@ -52,6 +52,8 @@ def _check_connection(pool: ConnectorPool, db: Database, conf: ConnectionSetting
     if state is not None and state.status == "stopped":
         return error(check, f"{conf.provider} answers now, but the service stopped the "
                             f"connection ({state.error}): restart the service to resume it")
+    if conf.provider == "local":
+        return ok(check, f"local: {conf.watch} readable, {conf.target_root} writable")
     return ok(check, f"{conf.provider}: credentials accepted; {conf.watch} checked")
 
 
