@@ -47,10 +47,14 @@ def _send_once(settings: MailSettings, message: EmailMessage) -> None:
         text = f"the server answered {err.smtp_code} {_decode(err.smtp_error)}"
         raise (TransientFailure if 400 <= err.smtp_code < 500 else PermanentFailure)(text) \
             from err
-    except (smtplib.SMTPServerDisconnected, smtplib.SMTPConnectError, OSError) as err:
+    except ssl.SSLCertVerificationError as err:
+        raise PermanentFailure(f"the server's certificate is not trusted: {err}") from err
+    except (smtplib.SMTPServerDisconnected, smtplib.SMTPConnectError) as err:
         raise TransientFailure(f"{type(err).__name__}: {err}") from err
     except smtplib.SMTPException as err:  # STARTTLS missing, no AUTH offered, ...
         raise PermanentFailure(f"{type(err).__name__}: {err}") from err
+    except OSError as err:  # refused, unreachable, timed out (SMTPException is one too)
+        raise TransientFailure(f"{type(err).__name__}: {err}") from err
 
 
 def _session(settings: MailSettings) -> smtplib.SMTP:
