@@ -100,8 +100,10 @@ def test_stopped_and_failing_connections_are_told_by_the_relay(
         for _ in range(5):  # the third failure in a row tells; the others do not
             notifications.poll_failed("scans", "TransientError: 503")
         notifications.poll_succeeded("scans")
-        job = Job(id=1, connection="gd", owner_id=owner.id, file_id="f", revision="1",
+        job = Job(connection="gd", owner_id=owner.id, file_id="f", revision="1",
                   source_path="/f.pdf", name="f.pdf", state=J.PENDING_CREDITS)
+        with db.write_session() as s:
+            s.add(job)
         J.emit(job, J.RUNNING, J.PENDING_CREDITS)
         smtp.wait_for(3)
         webhook.wait_for(3)
