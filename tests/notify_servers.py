@@ -9,7 +9,6 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import message_from_bytes
 from email.message import Message

@@ -1,4 +1,4 @@
-"""`Credits.deduct`: refunds of purchases take credits back, first-to-expire first, never below
+"""`deductions.deduct`: refunds of purchases take credits back, first-to-expire first, never below
 zero, each take in the ledger as kind "deduct"."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from sqlmodel import select
 from renamerd.config import Settings
 from renamerd.service.accounts import Accounts
 from renamerd.service.credits import Credits, CreditsError, InsufficientCredits
+from renamerd.service.deductions import deduct
 from renamerd.storage.database import Database
 from renamerd.storage.models import CreditLedger
 
@@ -24,7 +25,7 @@ def test_deduct_takes_from_the_lot_that_expires_first_and_ledgers_it(db: Databas
     credits = Credits(db)
     late = credits.grant(user, 10, valid_days=300, source="purchase")
     soon = credits.grant(user, 4, valid_days=20)
-    assert credits.deduct(user, 6, reason="refund of order 42") == 8
+    assert deduct(credits, user, 6, reason="refund of order 42") == 8
     remaining = {lot.id: lot.remaining for lot in credits.lots(user)}
     assert remaining == {soon.id: 0, late.id: 8}
     with db.session() as s:
@@ -39,13 +40,13 @@ def test_deduct_refuses_more_than_the_balance_and_takes_nothing(db: Database) ->
     credits = Credits(db)
     credits.grant(user, 3)
     with pytest.raises(InsufficientCredits, match="balance is 3"):
-        credits.deduct(user, 4, reason="refund")
+        deduct(credits, user, 4, reason="refund")
     assert credits.balance(user) == 3
     with pytest.raises(CreditsError):
-        credits.deduct(user, 0, reason="refund")
+        deduct(credits, user, 0, reason="refund")
     with pytest.raises(CreditsError, match="reason"):
-        credits.deduct(user, 1, reason=" ")
-    assert credits.deduct(user, 3, reason="refund") == 0
+        deduct(credits, user, 1, reason=" ")
+    assert deduct(credits, user, 3, reason="refund") == 0
 
 
 def test_concurrent_deductions_never_go_below_zero(db: Database) -> None:
@@ -57,7 +58,7 @@ def test_concurrent_deductions_never_go_below_zero(db: Database) -> None:
 
     def take() -> None:
         try:
-            credits.deduct(user, 3, reason="refund")
+            deduct(credits, user, 3, reason="refund")
             result = "ok"
         except InsufficientCredits:
             result = "refused"

@@ -6,13 +6,12 @@ from datetime import timedelta
 
 import pytest
 
+from api.conftest import Api
+from api.test_account import assert_error
 from renamerd.config import Settings
 from renamerd.service.accounts import AccountError, Accounts
 from renamerd.storage.database import Database
 from renamerd.storage.models import ApiToken, utcnow
-
-from api.conftest import Api
-from api.test_account import assert_error
 
 
 def test_an_expired_token_is_refused_like_a_revoked_one(api: Api) -> None:

@@ -8,6 +8,7 @@ from renamerd.commands.context import AppContext, CliError, accounts, app_comman
 from renamerd.commands.output import emit, iso
 from renamerd.service.accounts import AccountError
 from renamerd.service.credits import Credits, CreditsError
+from renamerd.service.deductions import deduct
 
 
 @click.group()
@@ -49,7 +50,7 @@ def credits_deduct(app: AppContext, email: str, amount: int, reason: str) -> Non
     acc = accounts(app)
     try:
         user = acc.get_user(email)
-        left = acc.credits.deduct(user.id, amount, reason=reason)
+        left = deduct(acc.credits, user.id, amount, reason=reason)
     except (AccountError, CreditsError) as err:
         raise CliError(f"{email}: {err}" if "balance" in str(err) else str(err)) from err
     emit({"email": user.email, "deducted": amount, "credits": left})

@@ -314,44 +314,6 @@ class Credits:
         session.add(charge)
         return Charge(ref=ref, state="refunded", amount=charge.amount)
 
-    def deduct(self, user_id: str, amount: int, *, reason: str,
-               session: Session | None = None) -> int:
-        """Take `amount` credits away (a refunded purchase), from the lots that expire first,
-        each take ledgered as kind "deduct" with `reason`. Returns the balance left.
-
-        Never below zero: raises InsufficientCredits (taking nothing) when the balance is
-        smaller; CreditsError for a non-positive amount or an empty reason; UnknownUser. Not
-        idempotent: each call deducts again."""
-        if amount <= 0:
-            raise CreditsError("amount must be a positive number of credits")
-        if not reason.strip():
-            raise CreditsError("a deduction needs a reason (it is kept in the ledger)")
-        if session is None:
-            with self.db.write_session() as s:
-                return self.deduct(user_id, amount, reason=reason, session=s)
-        self._lock_user(session, user_id)
-        now = self.now()
-        lots = list(session.exec(
-            select(CreditLot).where(CreditLot.user_id == user_id, CreditLot.remaining > 0,
-                                    CreditLot.expires_at > now)
-            .order_by(col(CreditLot.expires_at), col(CreditLot.id))
-            .execution_options(populate_existing=True)))
-        balance = sum(lot.remaining for lot in lots)
-        if balance < amount:
-            raise InsufficientCredits(
-                f"cannot deduct {amount} credits: the balance is {balance} (never below zero)")
-        need = amount
-        for lot in lots:
-            take = min(need, lot.remaining)
-            if take == 0:
-                break
-            lot.remaining -= take
-            need -= take
-            session.add(lot)
-            session.add(CreditLedger(user_id=user_id, lot_id=lot.id, delta=-take, kind="deduct",
-                                     reason=reason.strip(), created_at=now))
-        return balance - amount
-
     def charge_state(self, user_id: str, ref: str) -> str | None:
         """The state of the charge for `ref` (reserved, charged, refunded), or None. Read-only."""
         with self.db.session() as s:
