@@ -6,7 +6,7 @@ import os
 
 from renamerd.config import ConfigFileError, Settings, load_settings
 from renamerd.runtime.doctor import local, ocr, remote
-from renamerd.runtime.doctor.findings import Finding, error
+from renamerd.runtime.doctor.findings import Finding, error, warning
 from renamerd.storage.database import Database
 
 
@@ -36,6 +36,8 @@ def _with_settings(settings: Settings, db: Database | None) -> list[Finding]:
     findings.append(ocr.check_backend(settings))
     if db is not None:
         findings += remote.check_connections(settings, db)
+    elif settings.connections:
+        findings.append(warning("connections", "not checked: they need the database (above)"))
     findings.append(remote.check_public_url(settings))
     findings += remote.check_notifications(settings)
     findings += local.check_folders(settings)

@@ -73,6 +73,8 @@ class Notifier:
         with self._lock:
             if key in self._done:
                 return "already"
+            if any(day != key[2] for _u, _k, day in self._done):  # a new day: forget the old
+                self._done = {k for k in self._done if k[2] == key[2]}
         outcome = self._notify(user_id, kind, dict(facts or {}), now)
         if outcome != "no_user":
             with self._lock:
