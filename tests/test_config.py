@@ -33,7 +33,8 @@ def test_example_config_is_valid_and_documents_every_key() -> None:
         if section in ("connections", "source_file"):
             continue
         assert f"[{section}]" in text, section
-        for key in type(model).model_fields:
+        for name, field in type(model).model_fields.items():
+            key = field.alias or name  # [mail] from (a Python keyword)
             assert f"\n{key} =" in text or f"\n# {key} =" in text, f"{section}.{key} undocumented"
 
 

@@ -6,26 +6,15 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from renamerd.storage.database import Database
+from renamerd.storage.health import head_revision
 from renamerd.storage.models import User
 
 
-def _head() -> str:
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    from renamerd.storage.database import MIGRATIONS
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    head = ScriptDirectory.from_config(cfg).get_current_head()
-    assert head is not None
-    return head
-
-
 def test_migrations_reach_head_and_are_repeatable(db: Database) -> None:
-    assert db.current_revision() == _head()
+    head = head_revision()
+    assert head is not None and db.current_revision() == head
     db.upgrade()  # a second run is a no-op
-    assert db.current_revision() == _head()
+    assert db.current_revision() == head
 
 
 def test_the_models_match_the_migrations(db: Database) -> None:
@@ -37,6 +26,31 @@ def test_the_models_match_the_migrations(db: Database) -> None:
     with db.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def test_migration_0005_goes_down_and_up(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Token expiry and the notification tables come and go with their migration."""
+    from alembic import command
+    from alembic.config import Config
+
+    from renamerd.storage.database import MIGRATIONS
+
+    db = Database(f"sqlite:///{tmp_path / 'x.db'}")
+    db.upgrade()
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", db.url)
+
+    def tables() -> set[str]:
+        with db.engine.connect() as conn:
+            return {row[0] for row in conn.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    assert {"notifications_sent", "notification_optouts"} <= tables()
+    command.downgrade(cfg, "0002")
+    assert not {"notifications_sent", "notification_optouts"} & tables()
+    db.upgrade()
+    assert db.current_revision() == head_revision()
 
 
 def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -69,7 +83,7 @@ def test_the_grant_hook_finds_pending_jobs_by_the_partial_index(tmp_path) -> Non
     command.downgrade(cfg, "0001")
     assert "ix_jobs_owner_state" in indexes() and "ix_jobs_owner_pending" not in indexes()
     db.upgrade()
-    assert db.current_revision() == _head() and "ix_jobs_owner_pending" in indexes()
+    assert db.current_revision() == head_revision() and "ix_jobs_owner_pending" in indexes()
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path) -> None:

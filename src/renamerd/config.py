@@ -1,8 +1,14 @@
 """Settings: a TOML file plus `RENAMERD_<SECTION>__<KEY>` environment overrides.
 
 Where the file comes from: `--config FILE`, else `$RENAMERD_CONFIG`, else `./config.toml` if it
-exists, else the embedded defaults. Environment variables win over the file; lists and tables are
-given as JSON (`RENAMERD_FETCH__ALLOW_NETWORKS='["10.0.0.0/8"]'`).
+exists, else `/etc/renamerd/config.toml` if it exists, else the embedded defaults. Environment
+variables win over the file; lists and tables are given as JSON
+(`RENAMERD_FETCH__ALLOW_NETWORKS='["10.0.0.0/8"]'`).
+
+Relative paths written in a config file (a SQLite database, `daemon.state_dir`,
+`secrets.key_file`, a local connection's folders, ...: `config_paths.PATH_KEYS`) are relative to
+that file's folder, so every command reading the file finds the same database wherever it runs.
+The embedded defaults and environment overrides stay relative to the current folder.
 
 `load_settings()` raises `ConfigFileError` with one line naming the key and the file; the CLI
 prints it and exits with status 2.
@@ -16,7 +22,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from renamerd.engine.types import (
@@ -116,12 +129,16 @@ class FetchSettings(_Section):
     @field_validator("allow_networks")
     @classmethod
     def _cidrs(cls, value: list[str]) -> list[str]:
-        for cidr in value:
-            try:
-                ipaddress.ip_network(cidr, strict=False)
-            except ValueError as err:
-                raise ValueError(f"{cidr!r} is not a CIDR network") from err
-        return value
+        return _check_cidrs(value)
+
+
+def _check_cidrs(value: list[str]) -> list[str]:
+    for cidr in value:
+        try:
+            ipaddress.ip_network(cidr, strict=False)
+        except ValueError as err:
+            raise ValueError(f"{cidr!r} is not a CIDR network") from err
+    return value
 
 
 class OAuthSettings(_Section):
@@ -234,6 +251,95 @@ class SecretsSettings(_Section):
     key_file: str = ""
 
 
+#: a secret given in the config: `{ env = "VAR" }`, `{ file = "/path" }` (preferred), or the
+#: value itself
+SecretRef = str | dict[str, str]
+
+
+def _check_secret_ref(value: SecretRef) -> SecretRef:
+    if isinstance(value, dict) and (len(value) != 1 or not ({"env", "file"} & set(value))):
+        raise ValueError('a secret is given as { env = "VAR" } or { file = "/path" }')
+    return value
+
+
+class TokensSettings(_Section):
+    #: longest lifetime of an API token in days; `tokens create` without --expires-in gets it;
+    #: 0 = unlimited
+    max_lifetime_days: int = Field(0, ge=0)
+
+
+class MailSettings(_Section):
+    """The SMTP server notifications are sent through. Off while host is empty."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    host: str = ""
+    port: int = Field(587, ge=1, le=65535)
+    #: upgrade the connection with STARTTLS (refused when the server does not offer it)
+    starttls: bool = True
+    #: implicit TLS from the first byte (port 465); starttls is then not used
+    ssl: bool = False
+    user: str = ""
+    password: SecretRef = ""
+    #: the From address; "" = renamerd@<this host's name>
+    from_: str = Field("", alias="from")
+    timeout_s: float = Field(30.0, gt=0)
+
+    @field_validator("password")
+    @classmethod
+    def _secret(cls, value: SecretRef) -> SecretRef:
+        return _check_secret_ref(value)
+
+
+class NotifySettings(_Section):
+    """What users are told without looking, by e-mail ([mail]) and by webhook."""
+
+    #: POST every notification here as signed JSON; "" = no webhook
+    webhook_url: str = ""
+    #: HMAC-SHA256 key of the webhook's X-Renamerd-Signature (required with webhook_url)
+    webhook_secret: SecretRef = ""
+    #: CIDRs the webhook may reach although private (the private-address block of [fetch])
+    webhook_allow_networks: list[str] = Field(default_factory=list)
+    timeout_s: float = Field(10.0, gt=0)
+    #: a delivery that fails transiently is tried again this often, the wait doubling
+    retries: int = Field(3, ge=0, le=10)
+    retry_backoff_s: float = Field(2.0, ge=0)
+    #: the kinds: jobs wait for credits; a connection needs new consent; a connection's polls
+    #: keep failing (`poll_failures` in a row); the weekly digest of what was renamed
+    pending_credits: bool = True
+    connection_stopped: bool = True
+    connection_failing: bool = True
+    poll_failures: int = Field(5, ge=1)
+    digest: bool = False
+    digest_weekday: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] = "mon"
+    #: hour (UTC) the digest goes out on its weekday
+    digest_hour: int = Field(8, ge=0, le=23)
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret(cls, value: SecretRef) -> SecretRef:
+        return _check_secret_ref(value)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http(s) address")
+        return value
+
+    @field_validator("webhook_allow_networks")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        return _check_cidrs(value)
+
+    @model_validator(mode="after")
+    def _signed(self) -> NotifySettings:
+        if self.webhook_url and not self.webhook_secret:
+            raise ValueError("webhook_url needs a webhook_secret to sign its deliveries")
+        return self
+
+
 class ConnectionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -299,6 +405,9 @@ class Settings(BaseSettings):
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     secrets: SecretsSettings = Field(default_factory=SecretsSettings)
+    tokens: TokensSettings = Field(default_factory=TokensSettings)
+    mail: MailSettings = Field(default_factory=MailSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
     connections: list[ConnectionSettings] = Field(default_factory=list)
 
     #: the file these settings were read from (None: embedded defaults)
@@ -354,14 +463,109 @@ class Settings(BaseSettings):
         )
 
 
+#: the config file of an installed service, read when neither --config, $RENAMERD_CONFIG nor
+#: ./config.toml names one
+SYSTEM_CONFIG = Path("/etc/renamerd/config.toml")
+
+#: (section, key) of the settings that are file paths: relative ones in a config file are
+#: relative to the file's folder (see `resolve_relative_paths`)
+PATH_KEYS: tuple[tuple[str, str], ...] = (
+    ("daemon", "state_dir"), ("secrets", "key_file"), ("oauth", "ca_bundle"),
+)
+#: connection options that name files (besides `*_file` keys and `{ file = ... }` references)
+_PATH_OPTIONS = frozenset({"ca_bundle"})
+
+
 def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The config file to read: `explicit`, else $RENAMERD_CONFIG, else ./config.toml, else
+    /etc/renamerd/config.toml (the last two only when they exist); None: embedded defaults."""
     if explicit:
         return Path(explicit)
     env = os.environ.get("RENAMERD_CONFIG")
     if env:
         return Path(env)
-    local = Path("config.toml")
-    return local if local.is_file() else None
+    for candidate in (Path("config.toml"), SYSTEM_CONFIG):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _absolute(value: Any, base: Path) -> Any:
+    if isinstance(value, str) and value and not os.path.isabs(os.path.expanduser(value)):
+        return os.path.normpath(base / value)
+    return value
+
+
+def _absolute_sqlite(url: Any, base: Path) -> Any:
+    """A SQLite URL whose database path is relative, made relative to `base`."""
+    if not isinstance(url, str) or not url.startswith("sqlite"):
+        return url
+    from sqlalchemy.engine.url import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception:  # not a URL: the database opening says so
+        return url
+    database = parsed.database or ""
+    if not database or database == ":memory:" or database.startswith("file:") \
+            or os.path.isabs(database):
+        return url
+    return parsed.set(database=os.path.normpath(base / database)).render_as_string(
+        hide_password=False)
+
+
+def _absolute_option(key: str, value: Any, base: Path) -> Any:
+    if isinstance(value, dict) and set(value) == {"file"}:
+        return {"file": _absolute(value["file"], base)}
+    if key.endswith("_file") or key in _PATH_OPTIONS:
+        return _absolute(value, base)
+    return value
+
+
+def resolve_relative_paths(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    """The TOML `data` of a config file in folder `base`, with relative paths made relative to
+    `base`: the SQLite database, `PATH_KEYS`, `{ file = ... }` secret references, connection
+    options naming files, and local connections' `watch` and `target`. Returns a new dict."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    database = out.get("database")
+    if isinstance(database, dict) and "url" in database:
+        database["url"] = _absolute_sqlite(database["url"], base)
+    for section, key in PATH_KEYS:
+        table = out.get(section)
+        if isinstance(table, dict) and key in table:
+            table[key] = _absolute(table[key], base)
+    for section in ("mail", "notify"):
+        table = out.get(section)
+        if isinstance(table, dict):
+            out[section] = {k: _absolute_option(k, v, base) if isinstance(v, dict) else v
+                            for k, v in table.items()}
+    connections = out.get("connections")
+    if isinstance(connections, list):
+        out["connections"] = [_connection_paths(c, base) if isinstance(c, dict) else c
+                              for c in connections]
+    return out
+
+
+def _connection_paths(conn: dict[str, Any], base: Path) -> dict[str, Any]:
+    conn = dict(conn)
+    if conn.get("provider") == "local":
+        for key in ("watch", "target"):
+            if key in conn:
+                conn[key] = _absolute(conn[key], base)
+    options = conn.get("options")
+    if isinstance(options, dict):
+        conn["options"] = {k: _absolute_option(k, v, base) for k, v in options.items()}
+    return conn
+
+
+def hide_password(url: str) -> str:
+    """A database URL as it may be shown: the password replaced by ***."""
+    from sqlalchemy.engine.url import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@", 1)[-1] if "@" in url else url
 
 
 def _describe(err: ValidationError, source: str) -> str:
@@ -392,6 +596,8 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     env_keys = [k for k in os.environ if k.upper().startswith(ENV_PREFIX) and "__" in k]
     if env_keys:
         source += " (with environment overrides)"
+    if file is not None:
+        data = resolve_relative_paths(data, file.resolve().parent)
     try:
         settings = Settings(**data)
     except ValidationError as err:

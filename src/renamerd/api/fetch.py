@@ -5,10 +5,10 @@ For every hop (the URL and each redirect, at most `fetch.max_redirects`):
 1. only `http` and `https`; the host is parsed as an address first, with inet_aton semantics
    (`0x7f.1`, `2130706433`, `017700000001`, `127.1` are 127.0.0.1), else resolved once with
    `getaddrinfo` (the resolver is injectable);
-2. every address is checked (`blocked_reason`): anything not global is refused (loopback,
-   private, link-local, cloud metadata, CGNAT, unspecified, multicast, reserved, documentation,
-   ULA) and so is every IPv6 form that embeds an IPv4 address (IPv4-mapped, IPv4-compatible,
-   NAT64, 6to4, Teredo); networks in `fetch.allow_networks` are exempt;
+2. every address is checked (`blocked_reason`, service/egress.py): anything not global is
+   refused (loopback, private, link-local, cloud metadata, CGNAT, unspecified, multicast,
+   reserved, documentation, ULA) and so is every IPv6 form that embeds an IPv4 address
+   (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo); networks in `fetch.allow_networks` are exempt;
 3. the connection goes to the address that was checked: httpx runs on a network backend pinned
    to it, while the URL, and so the Host header, TLS SNI and certificate check, keep the name.
    A DNS answer that changes between check and connect cannot matter: DNS is not asked again.
@@ -21,8 +21,6 @@ Failures raise `FetchError` with the HTTP status the API answers.
 from __future__ import annotations
 
 import ipaddress
-import re
-import socket
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,49 +32,18 @@ import httpcore
 import httpx
 
 from renamerd.config import FetchSettings
+from renamerd.service.egress import (  # noqa: F401  (the checks' names, for callers of this module)
+    IPAddress,
+    blocked_reason,
+    parse_ip_literal,
+    parse_ipv4_loose,
+    system_resolver,
+)
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 #: (host, port) -> the addresses it resolves to; blocking, run in a worker thread
 Resolver = Callable[[str, int], Sequence[str]]
 REDIRECTS = (301, 302, 303, 307, 308)
 USER_AGENT = "renamerd-fetch/1"
-
-_V4 = ipaddress.IPv4Network
-_V6 = ipaddress.IPv6Network
-#: explicit checks, first match wins (is_global catches the rest)
-_BLOCKED_V4: list[tuple[ipaddress.IPv4Network, str]] = [
-    (_V4("169.254.169.254/32"), "cloud metadata address"),
-    (_V4("0.0.0.0/8"), "unspecified address (0.0.0.0/8)"),
-    (_V4("127.0.0.0/8"), "loopback address"),
-    (_V4("10.0.0.0/8"), "private address"),
-    (_V4("172.16.0.0/12"), "private address"),
-    (_V4("192.168.0.0/16"), "private address"),
-    (_V4("100.64.0.0/10"), "carrier-grade NAT address (100.64.0.0/10)"),
-    (_V4("169.254.0.0/16"), "link-local address"),
-    (_V4("192.0.0.0/24"), "IETF protocol assignment"),
-    (_V4("192.0.2.0/24"), "documentation address"),
-    (_V4("198.51.100.0/24"), "documentation address"),
-    (_V4("203.0.113.0/24"), "documentation address"),
-    (_V4("198.18.0.0/15"), "benchmarking address"),
-    (_V4("224.0.0.0/4"), "multicast address"),
-    (_V4("240.0.0.0/4"), "reserved address"),
-]
-_BLOCKED_V6: list[tuple[ipaddress.IPv6Network, str]] = [
-    (_V6("::/128"), "unspecified address"),
-    (_V6("::1/128"), "loopback address"),
-    (_V6("::ffff:0:0/96"), "IPv4-mapped IPv6 address"),
-    (_V6("::/96"), "IPv4-compatible IPv6 address"),
-    (_V6("64:ff9b::/96"), "NAT64 address (embeds an IPv4 address)"),
-    (_V6("64:ff9b:1::/48"), "NAT64 address (embeds an IPv4 address)"),
-    (_V6("2002::/16"), "6to4 address (embeds an IPv4 address)"),
-    (_V6("2001::/32"), "Teredo address (embeds an IPv4 address)"),
-    (_V6("fc00::/7"), "unique local address (ULA)"),
-    (_V6("fe80::/10"), "link-local address"),
-    (_V6("fec0::/10"), "site-local address"),
-    (_V6("ff00::/8"), "multicast address"),
-    (_V6("2001:db8::/32"), "documentation address"),
-    (_V6("100::/64"), "discard-only address"),
-]
 
 
 class FetchError(Exception):
@@ -100,73 +67,6 @@ class FetchedDocument:
     final_url: str
     #: addresses actually connected to, one per hop (for tests and logs)
     connected: list[str] = field(default_factory=list)
-
-
-_NUM = re.compile(r"^(0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*)$")
-
-
-def parse_ipv4_loose(host: str) -> ipaddress.IPv4Address | None:
-    """The IPv4 address `host` denotes under inet_aton rules (1 to 4 parts, each decimal, octal
-    with a leading 0, or hex with 0x; the last part fills the remaining bytes), else None."""
-    host = host.rstrip(".")
-    parts = host.split(".")
-    if not 1 <= len(parts) <= 4 or any(not _NUM.match(p) for p in parts):
-        return None
-    values = []
-    for p in parts:
-        if p[:2].lower() == "0x":
-            values.append(int(p[2:] or "0", 16))
-        elif p.startswith("0") and len(p) > 1:
-            values.append(int(p, 8))
-        else:
-            values.append(int(p))
-    *head, last = values
-    if any(v > 255 for v in head) or last >= 256 ** (4 - len(head)):
-        return None
-    number = 0
-    for v in head:
-        number = number * 256 + v
-    number = number * 256 ** (4 - len(head)) + last
-    return ipaddress.IPv4Address(number)
-
-
-def parse_ip_literal(host: str) -> IPAddress | None:
-    """`host` as an address when it is one (IPv6 with or without brackets and zone, loose IPv4)."""
-    h = host.strip()
-    if h.startswith("[") and h.endswith("]"):
-        h = h[1:-1]
-    if ":" in h:
-        try:
-            return ipaddress.IPv6Address(h.split("%", 1)[0])
-        except ValueError:
-            return None
-    return parse_ipv4_loose(h)
-
-
-def blocked_reason(
-    ip: IPAddress, allow: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()
-) -> str | None:
-    """Why `ip` may not be fetched from, or None when it may. Networks in `allow` are exempt."""
-    if any(ip.version == net.version and ip in net for net in allow):
-        return None
-    table: Sequence[tuple[Any, str]] = _BLOCKED_V4 if ip.version == 4 else _BLOCKED_V6
-    for net, reason in table:
-        if ip in net:
-            return f"{reason} {ip}"
-    if not ip.is_global:
-        return f"non-global address {ip}"
-    return None
-
-
-def system_resolver(host: str, port: int) -> list[str]:
-    """Every address `getaddrinfo` gives for host:port (TCP), in its order, without repeats."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    seen: list[str] = []
-    for info in infos:
-        addr = str(info[4][0])
-        if addr not in seen:
-            seen.append(addr)
-    return seen
 
 
 class _PinnedBackend(httpcore.AsyncNetworkBackend):

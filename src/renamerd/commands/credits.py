@@ -1,4 +1,4 @@
-"""`renamerd credits`: grant and show credits."""
+"""`renamerd credits`: grant, deduct and show credits."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from renamerd.commands.context import AppContext, CliError, accounts, app_comman
 from renamerd.commands.output import emit, iso
 from renamerd.service.accounts import AccountError
 from renamerd.service.credits import Credits, CreditsError
+from renamerd.service.deductions import deduct
 
 
 @click.group()
 def credits() -> None:
-    """Grant and show credits."""
+    """Grant, deduct and show credits."""
 
 
 @app_command(credits, "grant")
@@ -37,6 +38,22 @@ def credits_grant(
         "email": user.email, "granted": lot.amount, "expires_at": iso(lot.expires_at),
         "credits": acc.credits.balance(user.id),
     })
+
+
+@app_command(credits, "deduct")
+@click.argument("email")
+@click.argument("amount", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="why (a refunded purchase...); kept in the ledger")
+def credits_deduct(app: AppContext, email: str, amount: int, reason: str) -> None:
+    """Take credits away (refund of a purchase): from the lots that expire first, never below
+    zero; ledgered as kind "deduct"."""
+    acc = accounts(app)
+    try:
+        user = acc.get_user(email)
+        left = deduct(acc.credits, user.id, amount, reason=reason)
+    except (AccountError, CreditsError) as err:
+        raise CliError(f"{email}: {err}" if "balance" in str(err) else str(err)) from err
+    emit({"email": user.email, "deducted": amount, "credits": left})
 
 
 @app_command(credits, "show")

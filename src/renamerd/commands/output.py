@@ -24,7 +24,7 @@ def token_json(token: ApiToken) -> dict[str, Any]:
     return {
         "id": token.id, "label": token.label, "hint": token.hint + "…",
         "created_at": iso(token.created_at), "last_used_at": iso(token.last_used_at),
-        "revoked_at": iso(token.revoked_at),
+        "revoked_at": iso(token.revoked_at), "expires_at": iso(token.expires_at),
     }
 
 

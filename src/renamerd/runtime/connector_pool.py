@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +101,28 @@ def _close(connector: Connector) -> None:
         log.debug("closing a connector failed", exc_info=True)
 
 
+#: called as listener(name, message) after a connection was stopped (notifications)
+StopListener = Callable[[str, str], None]
+_stop_listeners: list[StopListener] = []
+
+
+def add_stop_listener(listener: StopListener) -> None:
+    """Call `listener(name, message)` after every `stop_connection` in this process. Idempotent."""
+    if listener not in _stop_listeners:
+        _stop_listeners.append(listener)
+
+
 def stop_connection(db: Database, name: str, message: str) -> None:
-    """Mark connection `name` stopped with `message` (an AuthError: a person must reconnect)."""
+    """Mark connection `name` stopped with `message` (an AuthError: a person must reconnect),
+    then tell the stop listeners (which must not raise; a failing one is logged)."""
     with db.write_session() as s:
         state = s.get(ConnectionState, name) or ConnectionState(name=name)
         state.status = "stopped"
         state.error = message[:2000]
         s.add(state)
     log.error("connection %s stopped: %s", name, message)
+    for listener in list(_stop_listeners):
+        try:
+            listener(name, message)
+        except Exception:
+            log.exception("stop listener failed")

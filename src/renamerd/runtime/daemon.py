@@ -24,6 +24,7 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from renamerd.config import Settings
+from renamerd.runtime import notifications
 from renamerd.runtime import observability as obs
 from renamerd.runtime.poller import Poller, long_polls
 from renamerd.runtime.startup import prepare_long_running
@@ -62,6 +63,7 @@ class Daemon:
         #: the threads that long-poll a provider
         self._pollers: list[threading.Thread] = []
         self.started_at = utcnow()
+        self.notifications: notifications.NotificationRelay | None = None
 
     @property
     def owners(self) -> dict[str, str]:
@@ -86,6 +88,7 @@ class Daemon:
         for conf in self.settings.connections:
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
         self.poller.reset_states()
+        self._start_notifications()
         if self.worker.clean_tmp():
             log.info("removed staged downloads left by a killed process")
         if self.workers.count and self.worker.uses_default_engine:
@@ -102,6 +105,20 @@ class Daemon:
         log.info("daemon %s started: %d worker(s), polling %s", self.identity,
                  self.workers.count, "on" if self.poll_enabled else "off")
         sd_notify("READY=1")
+
+    def _start_notifications(self) -> None:
+        relay = self.notifications = notifications.start(self.settings, self.db, self._owner_of)
+        notify = self.settings.notify
+        if notify.digest:
+            self.scheduler.add_job(relay.digest, "cron", day_of_week=notify.digest_weekday,
+                                   hour=notify.digest_hour, id="digest", coalesce=True,
+                                   misfire_grace_time=6 * 3600)
+
+    def _owner_of(self, name: str) -> tuple[str, str] | None:
+        """A connection's owner (user id) and provider, for notifications."""
+        conf = self.pool.config(name)
+        owner = self.owners.get(name)
+        return (owner, conf.provider) if conf is not None and owner is not None else None
 
     def _schedule_polls(self) -> None:
         for conf in self.settings.connections:
@@ -140,6 +157,8 @@ class Daemon:
             ProcessRegistry(self.db).gone(self.identity)
         except Exception:
             log.warning("could not remove this process from daemon_processes", exc_info=True)
+        if self.notifications is not None:
+            self.notifications.stop(min(5.0, max(0.0, deadline - time.monotonic())))
         if clean:
             self.pool.close()
         return clean

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from renamerd.config import ConnectionSettings, Settings
 from renamerd.connectors import AuthError, Connector, ConnectorError, TransientError, load_connector
+from renamerd.runtime import notifications
 from renamerd.runtime import observability as obs
 from renamerd.runtime.connector_pool import ConnectorPool, stop_connection
 from renamerd.service import jobs as J
@@ -94,17 +95,21 @@ class Poller:
             obs.provider_error(name, "transient")
             log.warning("poll of %s: %s", name, err)
             self._drop_poll_connector(name)
+            notifications.poll_failed(name, str(err))
             return None
         except ConnectorError as err:
             obs.provider_error(name, type(err).__name__)
             log.warning("poll of %s: %s: %s", name, type(err).__name__, err)
+            notifications.poll_failed(name, f"{type(err).__name__}: {err}")
             return None
-        except Exception:
+        except Exception as err:
             if self.stopping.is_set():  # its connector was closed under a long poll
                 log.debug("poll of %s ended by the stop", name, exc_info=True)
             else:
                 log.exception("poll of %s failed", name)
+                notifications.poll_failed(name, type(err).__name__)
             return None
+        notifications.poll_succeeded(name)
         return self._record(conf, changes.files, changes.cursor,
                             cursor if isinstance(cursor, str) else None)
 

@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, or_
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -36,7 +36,8 @@ _TOKEN_USER = (
            col(ApiToken.id).label("token_id"), ApiToken.last_used_at)
     .join(ApiToken, col(ApiToken.user_id) == col(User.id))
     .where(col(ApiToken.token_hash) == bindparam("digest"), col(ApiToken.revoked_at).is_(None),
-           col(User.disabled).is_(False))
+           col(User.disabled).is_(False),
+           or_(col(ApiToken.expires_at).is_(None), col(ApiToken.expires_at) > bindparam("now")))
 )
 
 
@@ -155,17 +156,40 @@ class Accounts:
 
     # -- tokens ----------------------------------------------------------------------------
 
-    def create_token(self, email: str, label: str = "") -> tuple[ApiToken, str]:
-        """A new token for the user: (stored row, the token text). The text is not kept."""
+    def create_token(self, email: str, label: str = "", expires_in: timedelta | None = None
+                     ) -> tuple[ApiToken, str]:
+        """A new token for the user: (stored row, the token text). The text is not kept.
+
+        It expires `expires_in` from now; without it, after `tokens.max_lifetime_days` when that
+        is set (else never). Raises AccountError when `expires_in` is not positive or exceeds
+        the maximum lifetime, NotFoundError for an unknown user."""
+        now = utcnow()
+        lifetime = self.token_lifetime(expires_in)
         user = self.get_user(email)
         token = generate_token()
         row = ApiToken(
             user_id=user.id, label=label.strip(), token_hash=hash_token(token),
-            hint=token[:7],
+            hint=token[:7], created_at=now,
+            expires_at=now + lifetime if lifetime is not None else None,
         )
         with self.db.write_session() as s:
             s.add(row)
         return row, token
+
+    def token_lifetime(self, expires_in: timedelta | None) -> timedelta | None:
+        """The lifetime a new token gets for a requested `expires_in` (None: the maximum, or
+        unlimited when there is none). Raises AccountError naming the limit."""
+        max_days = self.settings.tokens.max_lifetime_days
+        longest = timedelta(days=max_days) if max_days else None
+        if expires_in is None:
+            return longest
+        if expires_in <= timedelta(0):
+            raise AccountError("a token's lifetime must be positive")
+        if longest is not None and expires_in > longest:
+            raise AccountError(
+                f"tokens live at most {max_days} days here (tokens.max_lifetime_days); "
+                f"ask for {max_days}d or less")
+        return expires_in
 
     def list_tokens(self, email: str) -> list[ApiToken]:
         user = self.get_user(email)
@@ -201,7 +225,8 @@ class Accounts:
             return row
 
     def authenticate(self, token: str, now: datetime | None = None) -> User | None:
-        """The active user owning `token`, or None (malformed, unknown, revoked, disabled).
+        """The active user owning `token`, or None (malformed, unknown, revoked, expired,
+        disabled).
 
         Updates the token's last_used_at at most once a minute.
         """
@@ -212,7 +237,7 @@ class Accounts:
         # one indexed query (token hash -> live token -> enabled user), no ORM session: it
         # runs on every API request
         with self.db.engine.connect() as conn:
-            row = conn.execute(_TOKEN_USER, {"digest": digest}).first()
+            row = conn.execute(_TOKEN_USER, {"digest": digest, "now": now}).first()
         if row is None:
             return None
         user = User(id=row.id, email=row.email, name=row.name, created_at=row.created_at,

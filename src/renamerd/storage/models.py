@@ -69,6 +69,8 @@ class ApiToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     last_used_at: datetime | None = None
     revoked_at: datetime | None = None
+    #: refused from this time on, like a revoked token (None: never expires)
+    expires_at: datetime | None = None
 
 
 class CreditLot(SQLModel, table=True):
@@ -86,7 +88,7 @@ class CreditLot(SQLModel, table=True):
 
 
 class CreditLedger(SQLModel, table=True):
-    """Every change of a balance: grant, consume, refund (negative delta consumes)."""
+    """Every change of a balance: grant, consume, refund, deduct (negative deltas take)."""
 
     __tablename__ = "credit_ledger"
 
@@ -94,7 +96,7 @@ class CreditLedger(SQLModel, table=True):
     user_id: str = Field(foreign_key="users.id", index=True, max_length=40)
     lot_id: int | None = Field(default=None, foreign_key="credit_lots.id")
     delta: int
-    kind: str = Field(max_length=20)  # grant | consume | refund
+    kind: str = Field(max_length=20)  # grant | consume | refund | deduct
     reason: str = Field(default="", max_length=500)
     #: what the change is for (job id, request id); consume is unique per (user, ref)
     ref: str | None = Field(default=None, index=True, max_length=200)
@@ -267,3 +269,32 @@ class DaemonProcess(SQLModel, table=True):
     last_beat_at: datetime = Field(default_factory=utcnow, index=True)
     workers: int = 0
     polling: bool = True
+
+
+class NotificationSent(SQLModel, table=True):
+    """One notification of one kind to one user on one day (UTC): the row is claimed before
+    sending, so processes and restarts never send the same kind twice a day."""
+
+    __tablename__ = "notifications_sent"
+    __table_args__ = (UniqueConstraint("user_id", "kind", "day", name="uq_notifications_day"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: str = Field(foreign_key="users.id", max_length=40)
+    #: pending_credits | connection_stopped | connection_failing | digest
+    kind: str = Field(max_length=40)
+    #: the UTC day, YYYY-MM-DD
+    day: str = Field(max_length=10)
+    #: sending | sent | failed
+    status: str = Field(default="sending", max_length=20)
+    error: str | None = Field(default=None, max_length=2000)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class NotificationOptOut(SQLModel, table=True):
+    """A user who does not want notifications of one kind."""
+
+    __tablename__ = "notification_optouts"
+
+    user_id: str = Field(foreign_key="users.id", primary_key=True, max_length=40)
+    kind: str = Field(primary_key=True, max_length=40)
+    created_at: datetime = Field(default_factory=utcnow)
