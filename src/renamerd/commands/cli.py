@@ -30,7 +30,8 @@ COMMAND_MODULES = [
     "renamerd.commands.api",
     "renamerd.commands.daemon",
     "renamerd.commands.jobs",
-    "renamerd.commands.engine",
+    "renamerd.commands.rename",
+    "renamerd.commands.evaluate",
 ]
 
 
