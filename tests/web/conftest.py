@@ -241,9 +241,11 @@ def make_live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
         live.db.dispose()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright (no browser download)."""
+    """Debian's Chromium under Playwright (no browser download). Per test module: Playwright's
+    sync API keeps an event loop running in the thread while it lives, and a later test of the
+    same worker that calls asyncio.run() would fail."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/system-deps test (Debian package chromium)")
     from playwright.sync_api import sync_playwright
