@@ -36,6 +36,8 @@ _OPTION_NAMES = {
     "strategy": "strategy", "template_mode": "templateMode", "templateMode": "templateMode",
     "custom_template": "customTemplate", "customTemplate": "customTemplate",
     "template_id": "templateId", "templateId": "templateId", "language": "language",
+    "below_confidence": "belowConfidence", "belowConfidence": "belowConfidence",
+    "confidence_threshold": "confidenceThreshold", "confidenceThreshold": "confidenceThreshold",
 }
 
 

@@ -15,6 +15,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import anyio
@@ -103,8 +104,11 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
         custom_template=get("customTemplate", None),
         template_id=get("templateId", None),
         language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
+        below_confidence=get("belowConfidence", None),
     )
     try:
+        options = replace(options, confidence_threshold=_threshold(
+            fields.get("confidenceThreshold")))
         options.validate()
         if options.template_mode == "custom" and not (options.custom_template or "").strip():
             raise ValueError("customTemplate: required with templateMode custom")
@@ -113,8 +117,25 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
     return options
 
 
+def _threshold(value: Any) -> float | None:
+    """confidenceThreshold as given (a form string or a JSON number); None when absent.
+    Raises ValueError when it is not a number (the range is checked by validate())."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1") from None
+    if number != number:  # NaN
+        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1")
+    return number
+
+
 def _options_key(o: RenameOptions) -> str:
-    return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language))
+    return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language,
+                 o.below_confidence, o.confidence_threshold))
 
 
 async def _limiter_call(limiter: Any, fn: Callable[..., T], *args: Any,
@@ -225,7 +246,10 @@ class _Rename:
             if isinstance(err, Exception):
                 raise engine_error(err) from None
             raise
-        await _run_shielded(state.credits.commit, self.user.id, ref)
+        if result.renamed:
+            await _run_shielded(state.credits.commit, self.user.id, ref)
+        else:  # the name was kept (confidence policy): nothing is charged for it
+            await _run_shielded(state.credits.refund, self.user.id, ref, reason="name kept")
         if self.key:
             await _run_shielded(state.idempotency.finish, self.user.id, self.key, 200, body)
             self.claimed = False

@@ -7,6 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from renamerd.engine.types import (
+    BELOW_CONFIDENCE,
+    DEFAULT_BELOW_CONFIDENCE,
+    DEFAULT_CONFIDENCE_THRESHOLD,
     DEFAULT_LANGUAGE,
     DEFAULT_STRATEGY,
     DEFAULT_TEMPLATE_MODE,
@@ -20,6 +23,7 @@ StrategyField = Literal[STRATEGIES]  # type: ignore[valid-type]
 TemplateModeField = Literal[TEMPLATE_MODES]  # type: ignore[valid-type]
 TemplateIdField = Literal[TEMPLATE_IDS]  # type: ignore[valid-type]
 LanguageField = Literal[LANGUAGES]  # type: ignore[valid-type]
+BelowConfidenceField = Literal[BELOW_CONFIDENCE]  # type: ignore[valid-type]
 
 
 class UserOut(BaseModel):
@@ -57,9 +61,37 @@ class ExtractedInfo(BaseModel):
     document_type: str | None = None
 
 
+class NotUnderstoodOut(BaseModel):
+    text: str = Field(description="the clause of customTemplate, as written")
+    reason: str = Field(description="why it was not understood, in words")
+
+
 class InstructionsOut(BaseModel):
     rules: list[str] = Field(description="how customTemplate was understood, as explicit rules")
-    notUnderstood: list[str] = Field(description="parts of customTemplate that were not understood")
+    notUnderstood: list[str] = Field(description="parts of customTemplate that were not "
+                                     "understood (and were not applied, not even in part)")
+    notUnderstoodReasons: list[NotUnderstoodOut] = Field(
+        default_factory=list, description="each part of notUnderstood with the reason")
+
+
+class KeptOut(BaseModel):
+    reason: Literal["below_confidence", "unread_fields"] = Field(
+        description="below_confidence: the whole original name was kept (policy keep or "
+        "review); unread_fields: renamed, but a meaningful part of the original name stands "
+        "where fields could not be read")
+    message: str = Field(description="the same in one sentence")
+    policy: BelowConfidenceField
+    confidence: float
+    threshold: float
+    fields: list[str] = Field(description="the fields that could not be read")
+    text: str = Field(description="the part of the original name that was kept")
+
+
+class OutputLanguageOut(BaseModel):
+    code: str = Field(description="the language the name and folders were written in")
+    issuer: Literal["as_written", "translated"] = Field(
+        description="as_written: the issuer's name as in the document (the built-in engine); "
+        "translated: written in the output language by the configured LLM")
 
 
 class RenameOut(BaseModel):
@@ -73,6 +105,10 @@ class RenameOut(BaseModel):
     instructions: InstructionsOut | None = Field(
         default=None, description="present when customTemplate was given"
     )
+    renamed: bool = Field(True, description="false when the document keeps its original name "
+                          "(confidence policy keep or review): no credit is charged for it")
+    kept: KeptOut | None = Field(None, description="what of the original name was kept, and why")
+    outputLanguage: OutputLanguageOut | None = None
 
 
 OPTION_DESCRIPTIONS = {
@@ -82,6 +118,12 @@ OPTION_DESCRIPTIONS = {
     "(use with templateMode custom and strategy follow_custom_prompt)",
     "templateId": "predefined template (templateMode predefined); standard = date_vendor_invoice number",
     "language": "output language; auto detects, source keeps the document's language",
+    "belowConfidence": "what happens to a document whose confidence is below "
+    "confidenceThreshold: keep (its original name, no folder), review (its original name in "
+    "the Review folder) or rename (renamed anyway); keep and review charge no credit. "
+    f"Default: the server's [engine] below_confidence ({DEFAULT_BELOW_CONFIDENCE})",
+    "confidenceThreshold": "0 to 1; default: the server's [engine] confidence_threshold "
+    f"({DEFAULT_CONFIDENCE_THRESHOLD})",
 }
 
 
@@ -98,6 +140,10 @@ class RenameFromUrlIn(BaseModel):
                                        max_length=65536)
     templateId: TemplateIdField | None = Field(None, description=OPTION_DESCRIPTIONS["templateId"])
     language: LanguageField = Field(DEFAULT_LANGUAGE, description=OPTION_DESCRIPTIONS["language"])
+    belowConfidence: BelowConfidenceField | None = Field(
+        None, description=OPTION_DESCRIPTIONS["belowConfidence"])
+    confidenceThreshold: float | None = Field(
+        None, ge=0, le=1, description=OPTION_DESCRIPTIONS["confidenceThreshold"])
 
 
 def multipart_schema() -> dict[str, Any]:
@@ -128,6 +174,11 @@ def multipart_schema() -> dict[str, Any]:
                         "language": {"type": "string", "enum": list(LANGUAGES),
                                      "default": DEFAULT_LANGUAGE,
                                      "description": OPTION_DESCRIPTIONS["language"]},
+                        "belowConfidence": {"type": "string", "enum": list(BELOW_CONFIDENCE),
+                                            "description": OPTION_DESCRIPTIONS["belowConfidence"]},
+                        "confidenceThreshold": {
+                            "type": "number", "minimum": 0, "maximum": 1,
+                            "description": OPTION_DESCRIPTIONS["confidenceThreshold"]},
                     },
                 },
                 "encoding": {"file": {"contentType": "application/octet-stream"}},

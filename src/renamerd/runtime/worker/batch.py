@@ -42,6 +42,9 @@ class Plan:
     name: str
     wanted: str
     summary: str
+    #: False when the engine kept the document's name (confidence policy "review", or nothing
+    #: better could be made): filed, but no credit is reserved or charged for it
+    charged: bool = True
 
 
 HasJob = TypeVar("HasJob", Plan, JobContext)

@@ -108,13 +108,19 @@ class ReadingSteps(FilingSteps):
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
             custom_template=conf.custom_template, template_id=conf.template_id,
-            language=conf.language,
+            language=conf.language, below_confidence=conf.below_confidence,
+            confidence_threshold=conf.confidence_threshold,
         )
         try:
             result = self.engine(data, c.job.name, options, self.engine_config)
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
         c.beat.check()
+        kept = result.kept
+        if not result.renamed and kept is not None and kept.reason == "below_confidence" \
+                and kept.policy == "keep":  # left where it is, under its own name, for free
+            return self._finish(c, J.SKIPPED, error=f"kept: {kept.message()}",
+                                result=json.dumps(result_summary(result)))
         return result
 
     def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan:
@@ -127,7 +133,7 @@ class ReadingSteps(FilingSteps):
         name = free_name(c.connector, folder, result.suggested_filename,
                          skip=batch.taken.get(key, ()))
         return Plan(c, folder, batch.folders[key], name, result.suggested_filename,
-                     json.dumps(result_summary(result)))
+                    json.dumps(result_summary(result)), charged=result.renamed)
 
     def _download(self, c: JobContext) -> bytes | str:
         """The file's bytes (staged in memory, or in daemon.state_dir/tmp above a few MB), or
