@@ -56,13 +56,37 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: a secret given in the config: `{ env = "VAR" }`, `{ file = "/path" }` (preferred), or the
+#: value itself
+SecretRef = str | dict[str, str]
+
+
+def _check_secret_ref(value: SecretRef) -> SecretRef:
+    if isinstance(value, dict) and (len(value) != 1 or not ({"env", "file"} & set(value))):
+        raise ValueError('a secret is given as { env = "VAR" } or { file = "/path" }')
+    return value
+
+
 class ServerSettings(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=1, le=65535)
     #: seconds running jobs and requests get to finish after SIGTERM
     shutdown_grace_s: float = Field(30.0, ge=0)
-    #: trust X-Forwarded-For from these proxies (uvicorn's forwarded_allow_ips)
-    forwarded_allow_ips: str = "127.0.0.1"
+    #: proxies (addresses or CIDRs) whose X-Forwarded-For / -Proto are trusted; [] = none:
+    #: the client address is always the connection's peer
+    trusted_proxies: list[str] = Field(default_factory=list)
+    #: the older, comma-separated form of trusted_proxies (both are honoured)
+    forwarded_allow_ips: str = ""
+    #: GET /metrics: "token" (Authorization: Bearer metrics_token, or an admin's API token),
+    #: "open" (no authentication: only where the port is reachable by the scraper alone), "off"
+    metrics: Literal["token", "open", "off"] = "token"
+    metrics_token: SecretRef = ""
+    #: a request's headers must arrive within this many seconds of its first byte, and its
+    #: body must not stall longer than body_idle_timeout_s between two reads: else 408
+    header_timeout_s: float = Field(10.0, gt=0)
+    body_idle_timeout_s: float = Field(20.0, gt=0)
+    #: open connections served at once; past it, new requests get 503 at once
+    max_connections: int = Field(1000, ge=1)
     #: the address people and providers reach this server at (links in invitations, OAuth
     #: callbacks; https makes the session cookie Secure); "" = http://<host>:<port>
     public_url: str = ""
@@ -74,6 +98,22 @@ class ServerSettings(_Section):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError(f"{value!r} is not an http(s) address")
         return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: list[str]) -> list[str]:
+        return _check_cidrs(value)
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _metrics_secret(cls, value: SecretRef) -> SecretRef:
+        return _check_secret_ref(value)
+
+    @property
+    def proxies(self) -> list[str]:
+        """Every trusted proxy: trusted_proxies, then forwarded_allow_ips' entries."""
+        older = [p.strip() for p in self.forwarded_allow_ips.split(",") if p.strip()]
+        return list(self.trusted_proxies) + older
 
     @property
     def base_url(self) -> str:
@@ -125,6 +165,8 @@ class FetchSettings(_Section):
     connect_timeout_s: float = Field(10.0, gt=0)
     read_timeout_s: float = Field(30.0, gt=0)
     max_redirects: int = Field(5, ge=0, le=10)
+    #: the whole fetch (every redirect hop, connect and body) must finish within this
+    total_timeout_s: float = Field(40.0, gt=0)
 
     @field_validator("allow_networks")
     @classmethod
@@ -249,17 +291,6 @@ class SecretsSettings(_Section):
     #: var RENAMERD_SECRETS__KEY or key_file over writing it here.
     key: str = ""
     key_file: str = ""
-
-
-#: a secret given in the config: `{ env = "VAR" }`, `{ file = "/path" }` (preferred), or the
-#: value itself
-SecretRef = str | dict[str, str]
-
-
-def _check_secret_ref(value: SecretRef) -> SecretRef:
-    if isinstance(value, dict) and (len(value) != 1 or not ({"env", "file"} & set(value))):
-        raise ValueError('a secret is given as { env = "VAR" } or { file = "/path" }')
-    return value
 
 
 class TokensSettings(_Section):
