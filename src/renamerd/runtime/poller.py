@@ -119,6 +119,8 @@ class Poller:
         picked up at once instead of at the next scheduled poll. After a poll that did not reach
         the provider (no lease, an error), sleeps out the rest of `poll_seconds`: no busy loop."""
         while not self.stopping.is_set():
+            if self.pool.config(conf.name) != conf:  # removed or changed by a reload
+                return
             started = time.monotonic()
             if self._poll_once(conf.name) is not None:
                 # the provider was asked: its next wait blocks until news; the floor keeps a
