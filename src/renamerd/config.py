@@ -157,6 +157,10 @@ class CreditsSettings(_Section):
     validity_days: int = Field(365, ge=1)
     #: pending jobs at most this old are resumed automatically by a grant
     resume_max_age_days: int = Field(30, ge=0)
+    #: a credit reserved by an API request still open after this many seconds belongs to a
+    #: request whose process died: it is refunded (checked at start and every 5 minutes).
+    #: Keep it above the longest rename (engine and OCR timeouts)
+    abandoned_after_s: int = Field(900, ge=60)
 
 
 class FetchSettings(_Section):

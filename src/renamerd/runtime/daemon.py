@@ -34,11 +34,14 @@ from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits
 from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
 
 log = logging.getLogger("renamerd.daemon")
+#: how often each daemon process refunds credits of interrupted API requests
+REFUND_EVERY_S = 300
 
 
 class Daemon:
@@ -101,6 +104,8 @@ class Daemon:
             self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
         self._beat()  # the admin's "workers alive"
         self.scheduler.add_job(self._beat, "interval", seconds=BEAT_S, id="process-beat")
+        self.scheduler.add_job(self._refund_abandoned, "interval", seconds=REFUND_EVERY_S,
+                               id="refund-abandoned", next_run_time=utcnow())
         self.scheduler.start()
         self.workers.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity,
@@ -210,6 +215,18 @@ class Daemon:
                                           workers=self.workers.count, polling=self.poll_enabled)
         except Exception:
             log.warning("process beat failed", exc_info=True)
+
+    def _refund_abandoned(self) -> None:
+        """Refund credits reserved by API requests that died with their process (never
+        raises: the next run tries again)."""
+        try:
+            n = Credits(self.db, self.settings.credits).refund_abandoned(
+                self.settings.credits.abandoned_after_s)
+        except Exception:
+            log.warning("refunding abandoned reservations failed", exc_info=True)
+            return
+        if n:
+            log.info("refunded %d credit(s) reserved by requests that were interrupted", n)
 
     def _watchdog(self) -> None:
         if self.alive():
