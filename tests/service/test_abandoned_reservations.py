@@ -16,7 +16,7 @@ from sqlmodel import col, select, update
 
 from renamerd.config import CreditsSettings
 from renamerd.service.accounts import Accounts
-from renamerd.service.credits import Credits
+from renamerd.service.credits import Credits, refund_abandoned
 from renamerd.storage.database import Database
 from renamerd.storage.models import CreditCharge, CreditLedger, utcnow
 
@@ -36,13 +36,13 @@ def test_abandoned_reservations_are_refunded_once(db: Database) -> None:
     for ref in ("req:dead", "idem:dead-key", "req:done", "job:7"):
         _age(db, ref, 3600)
     assert credits.balance(user.id) == 45
-    assert credits.refund_abandoned(900) == 2
+    assert refund_abandoned(credits, 900) == 2
     assert credits.balance(user.id) == 47
     assert credits.charge_state(user.id, "req:dead") == "refunded"
     assert credits.charge_state(user.id, "req:young") == "reserved"
     assert credits.charge_state(user.id, "req:done") == "charged"
     assert credits.charge_state(user.id, "job:7") == "reserved"  # the job settles it
-    assert credits.refund_abandoned(900) == 0
+    assert refund_abandoned(credits, 900) == 0
     with db.session() as s:
         refunds = s.exec(select(CreditLedger).where(CreditLedger.kind == "refund")).all()
     assert len(refunds) == 2 and all("interrupted" in r.reason for r in refunds)
@@ -57,7 +57,7 @@ def test_two_processes_reconciling_at_once_refund_each_once(db: Database) -> Non
         _age(db, ref, 3600)
     counts: list[int] = []
     threads = [threading.Thread(target=lambda: counts.append(
-        Credits(db, CreditsSettings()).refund_abandoned(900))) for _ in range(3)]
+        refund_abandoned(Credits(db, CreditsSettings()), 900))) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:

@@ -28,15 +28,15 @@ def _refund_abandoned_every(app: AppContext, seconds: float) -> None:
     import logging
     import threading
 
-    from renamerd.service.credits import Credits
+    from renamerd.service.credits import Credits, refund_abandoned
 
     log = logging.getLogger("renamerd.api")
 
     def loop() -> None:
         while True:
             try:
-                n = Credits(app.db, app.settings.credits).refund_abandoned(
-                    app.settings.credits.abandoned_after_s)
+                n = refund_abandoned(Credits(app.db, app.settings.credits),
+                                     app.settings.credits.abandoned_after_s)
                 if n:
                     log.info("refunded %d credit(s) reserved by interrupted requests", n)
             except Exception:

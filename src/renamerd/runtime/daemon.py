@@ -34,7 +34,7 @@ from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
-from renamerd.service.credits import Credits
+from renamerd.service.credits import Credits, refund_abandoned
 from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
@@ -220,8 +220,8 @@ class Daemon:
         """Refund credits reserved by API requests that died with their process (never
         raises: the next run tries again)."""
         try:
-            n = Credits(self.db, self.settings.credits).refund_abandoned(
-                self.settings.credits.abandoned_after_s)
+            n = refund_abandoned(Credits(self.db, self.settings.credits),
+                                 self.settings.credits.abandoned_after_s)
         except Exception:
             log.warning("refunding abandoned reservations failed", exc_info=True)
             return

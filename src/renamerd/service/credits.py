@@ -317,27 +317,6 @@ class Credits:
         session.add(charge)
         return Charge(ref=ref, state="refunded", amount=charge.amount)
 
-    def refund_abandoned(self, older_than_s: float, prefixes: Sequence[str] = ("req:", "idem:")
-                         ) -> int:
-        """Refund reservations whose request died with its process: still `reserved`, last
-        touched over `older_than_s` seconds ago, with a ref of an API request (`prefixes`;
-        the daemon's job charges are settled by the job's own reconciliation). Returns how
-        many were refunded. Safe to repeat and to run in several processes at once: each is
-        refunded once (the state is checked again under the user's lock)."""
-        if not self.enabled:
-            return 0
-        cutoff = self.now() - timedelta(seconds=older_than_s)
-        with self.db.session() as s:
-            rows = s.exec(select(CreditCharge.user_id, CreditCharge.ref).where(
-                col(CreditCharge.state) == "reserved", col(CreditCharge.updated_at) < cutoff,
-                or_(*(col(CreditCharge.ref).startswith(p) for p in prefixes)))).all()
-        refunded = 0
-        for user_id, ref in rows:
-            done = self.refund(user_id, ref, only_reserved=True,
-                               reason="the request was interrupted (process stopped)")
-            refunded += done is not None
-        return refunded
-
     def charge_state(self, user_id: str, ref: str) -> str | None:
         """The state of the charge for `ref` (reserved, charged, refunded), or None. Read-only."""
         with self.db.session() as s:
@@ -360,6 +339,28 @@ _CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
                      CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"),
     col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
+
+
+def refund_abandoned(credits: Credits, older_than_s: float,
+                     prefixes: Sequence[str] = ("req:", "idem:")) -> int:
+    """Refund reservations whose request died with its process: still `reserved`, last
+    touched over `older_than_s` seconds ago, with a ref of an API request (`prefixes`;
+    the daemon's job charges are settled by the job's own reconciliation). Returns how
+    many were refunded. Safe to repeat and to run in several processes at once: each is
+    refunded once (the state is checked again under the user's lock)."""
+    if not credits.enabled:
+        return 0
+    cutoff = credits.now() - timedelta(seconds=older_than_s)
+    with credits.db.session() as s:
+        rows = s.exec(select(CreditCharge.user_id, CreditCharge.ref).where(
+            col(CreditCharge.state) == "reserved", col(CreditCharge.updated_at) < cutoff,
+            or_(*(col(CreditCharge.ref).startswith(p) for p in prefixes)))).all()
+    refunded = 0
+    for user_id, ref in rows:
+        done = credits.refund(user_id, ref, only_reserved=True,
+                              reason="the request was interrupted (process stopped)")
+        refunded += done is not None
+    return refunded
 
 
 class _Charge(NamedTuple):
