@@ -23,7 +23,7 @@ from renamerd.runtime import observability as obs
 from renamerd.runtime.connector_pool import ConnectorPool, stop_connection
 from renamerd.service import jobs as J
 from renamerd.storage.database import Database
-from renamerd.storage.models import ConnectionState, utcnow
+from renamerd.storage.models import ConnectionState, User, utcnow
 
 log = logging.getLogger("renamerd.daemon")
 
@@ -73,7 +73,7 @@ class Poller:
         if self.stopping.is_set():
             return None
         conf = self.pool.config(name)
-        if conf is None:
+        if conf is None or self._owner_disabled(name):
             return None
         cursor = self._take_poll_lease(conf)
         if cursor is False:
@@ -130,6 +130,16 @@ class Poller:
             rest = conf.poll_seconds - (time.monotonic() - started)
             if rest > 0:
                 self.stopping.wait(rest)
+
+    def _owner_disabled(self, name: str) -> bool:
+        """Whether the connection's owner is disabled (`renamerd users disable`): its folders
+        are not polled until it is enabled again."""
+        owner = self.owners.get(name)
+        if owner is None:
+            return False
+        with self.db.session() as s:
+            user = s.get(User, owner)
+        return user is None or user.disabled
 
     def _take_poll_lease(self, conf: ConnectionSettings) -> str | None | bool:
         """Take or renew the poll lease; the stored cursor (None: none yet) or False when
