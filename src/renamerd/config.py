@@ -283,6 +283,9 @@ class DaemonSettings(_Section):
     state_dir: str = "./var/state"
     #: seconds between sd_notify watchdog pings (when systemd asks for them)
     watchdog_s: float = Field(10.0, gt=0)
+    #: how often the connections users made in the web app are polled (providers with a long
+    #: poll, Dropbox, see new files at once)
+    user_poll_seconds: float = Field(60.0, gt=0)
 
 
 class LoggingSettings(_Section):
@@ -394,7 +397,11 @@ class ConnectionSettings(BaseModel):
     poll_seconds: float = Field(60, gt=0)
     recursive: bool = False
     enabled: bool = True
+    #: suggest only: each document's suggested name and folder are recorded, nothing is moved
+    dry_run: bool = False
     options: dict[str, Any] = Field(default_factory=dict)
+    #: "config" (this file) or "user" (made by its owner in the web app or the API)
+    source: Literal["config", "user"] = Field("config", exclude=True)
 
     @field_validator("strategy")
     @classmethod
@@ -444,6 +451,9 @@ class Settings(BaseSettings):
     mail: MailSettings = Field(default_factory=MailSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     connections: list[ConnectionSettings] = Field(default_factory=list)
+    #: the OAuth apps users connect their own drives with (web app, /api/v1/connections): per
+    #: provider (gdrive, dropbox, onedrive) the keys of its [connections.options]
+    providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     #: the file these settings were read from (None: embedded defaults)
     source_file: str | None = Field(default=None, exclude=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 from renamerd.config import ConnectionSettings, Settings
 from renamerd.connectors import Connector, open_connector
+from renamerd.service.connections import all_connections
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState
 
@@ -23,7 +24,7 @@ class ConnectorPool:
     def __init__(self, settings: Settings, db: Database) -> None:
         self.settings = settings
         self.db = db
-        self.by_name = {c.name: c for c in settings.connections}
+        self.by_name = {c.name: c for c in all_connections(settings, db)}
         self._local = threading.local()
         self._all: list[Connector] = []
         self._lock = threading.Lock()

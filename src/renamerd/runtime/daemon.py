@@ -34,6 +34,7 @@ from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
+from renamerd.service.connections import all_connections
 from renamerd.service.credits import Credits, refund_abandoned
 from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
@@ -42,6 +43,8 @@ from renamerd.storage.models import utcnow
 log = logging.getLogger("renamerd.daemon")
 #: how often each daemon process refunds credits of interrupted API requests
 REFUND_EVERY_S = 300
+#: how often each daemon process reads the connections again (users' edits take effect)
+SYNC_S = 3.0
 
 
 class Daemon:
@@ -89,7 +92,7 @@ class Daemon:
         tell systemd READY."""
         obs.install(self.db)
         accounts = Accounts(self.db, self.settings)
-        for conf in self.settings.connections:
+        for conf in list(self.pool.by_name.values()):
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
         self.poller.reset_states()
         self._start_notifications()
@@ -106,6 +109,8 @@ class Daemon:
         self.scheduler.add_job(self._beat, "interval", seconds=BEAT_S, id="process-beat")
         self.scheduler.add_job(self._refund_abandoned, "interval", seconds=REFUND_EVERY_S,
                                id="refund-abandoned", next_run_time=utcnow())
+        self.scheduler.add_job(self._sync_quietly, "interval", seconds=SYNC_S,
+                               id="sync-connections", max_instances=1, coalesce=True)
         self.scheduler.start()
         self.workers.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity,
@@ -127,7 +132,7 @@ class Daemon:
         return (owner, conf.provider) if conf is not None and owner is not None else None
 
     def _schedule_polls(self) -> None:
-        for conf in self.settings.connections:
+        for conf in list(self.pool.by_name.values()):
             self._schedule_poll(conf)
 
     def _schedule_poll(self, conf: ConnectionSettings) -> None:
@@ -152,21 +157,38 @@ class Daemon:
             obs.setup_logging(self.settings.logging)
         if "engine" in what.live:
             self.worker.__dict__.pop("engine_config", None)  # rebuilt on next use
-        self.pool.reconfigure(self.settings.connections)
+        self.sync_connections()
+        for line in reloading.describe(what):
+            log.info("reload: %s", line)
+        return what
+
+    def sync_connections(self) -> list[str]:
+        """Bring the connections in line with the config file's and the users' (made in the
+        web app; every few seconds, so an edit takes effect within one poll on every process).
+        Returns the names added, removed or changed. Running jobs are not touched."""
+        changed = self.pool.reconfigure(all_connections(self.settings, self.db))
         accounts = Accounts(self.db, self.settings)
-        for name in what.removed + what.changed:
+        for name in changed:
             self.owners.pop(name, None)
             if self.scheduler.get_job(f"poll:{name}") is not None:
                 self.scheduler.remove_job(f"poll:{name}")
         self._pollers = [t for t in self._pollers if t.is_alive()]
-        for name in what.added + what.changed:
-            conf = self.pool.by_name[name]
+        for name in changed:
+            conf = self.pool.by_name.get(name)
+            if conf is None:
+                log.info("connection %r removed", name)
+                continue
+            log.info("connection %r added or changed", name)
             self.owners[name] = accounts.ensure_user(conf.owner).id
             if self.poll_enabled and not self._stopping.is_set():
                 self._schedule_poll(conf)
-        for line in reloading.describe(what):
-            log.info("reload: %s", line)
-        return what
+        return changed
+
+    def _sync_quietly(self) -> None:
+        try:
+            self.sync_connections()
+        except Exception:
+            log.warning("reading the connections failed; trying again shortly", exc_info=True)
 
     def stop(self, grace: float | None = None) -> bool:
         """Stop polling and claiming; wait up to `grace` seconds (server.shutdown_grace_s) for

@@ -234,7 +234,7 @@ class Poller:
                 log.debug("close failed", exc_info=True)
 
     def reset_states(self) -> None:
-        names = [c.name for c in self.settings.connections]
+        names = list(self.pool.by_name)
         with self.db.write_session() as s:
             for name in names:
                 state = self._state_for_update(s, name)
@@ -246,7 +246,7 @@ class Poller:
     def release_leases(self) -> None:
         try:
             with self.db.write_session() as s:
-                for conf in self.settings.connections:
+                for conf in list(self.pool.by_name.values()):
                     state = self._state_for_update(s, conf.name)
                     if state.poll_owner == self.identity:
                         cached = self._cursors.pop(conf.name, None)

@@ -6,7 +6,8 @@ and the API's token check). Their connections are not polled (runtime/poller.py)
 queued jobs are paused: not run, not failed, each resumes where it was on enable. A job already
 running finishes. Enabling gives the same tokens back; sessions stay ended.
 
-A **deleted** user is gone except for what the books need: tokens, sessions, invitations,
+A **deleted** user is gone except for what the books need: connections they made (with their
+stored refresh tokens), tokens, sessions, invitations,
 notification state, stored request bodies (idempotency), jobs and their journal are deleted;
 the user row stays as an anonymous tombstone (no e-mail, no name, no password, disabled), so
 the credit ledger, lots and charges keep adding up without naming anyone. A user still named
@@ -27,14 +28,17 @@ from renamerd.service.web_sessions import WebSessions
 from renamerd.storage.database import Database
 from renamerd.storage.models import (
     ApiToken,
+    ConnectionState,
     IdempotencyRecord,
     Invitation,
     Job,
     JournalEntry,
     NotificationOptOut,
     NotificationSent,
+    StoredSecret,
     TeamMember,
     User,
+    UserConnection,
     WebSession,
 )
 
@@ -101,6 +105,13 @@ class UserAdmin:
         with self.db.write_session() as s:
             user = self._find(s, email)
             uid = user.id
+            names = select(UserConnection.name).where(col(UserConnection.owner_id) == uid)
+            s.exec(delete(StoredSecret).where(  # type: ignore[call-overload]
+                col(StoredSecret.connection).in_(names)))
+            s.exec(delete(ConnectionState).where(  # type: ignore[call-overload]
+                col(ConnectionState.name).in_(names)))
+            s.exec(delete(UserConnection).where(  # type: ignore[call-overload]
+                col(UserConnection.owner_id) == uid))
             job_ids = select(Job.id).where(col(Job.owner_id) == uid)
             s.exec(delete(JournalEntry).where(  # type: ignore[call-overload]
                 col(JournalEntry.job_id).in_(job_ids)))

@@ -23,6 +23,7 @@ from renamerd.runtime.heartbeats import Heartbeat
 from renamerd.runtime.worker.batch import BatchPlans, JobContext, Plan, join_folder, result_summary
 from renamerd.runtime.worker.filing import FilingSteps
 from renamerd.service import jobs as J
+from renamerd.service.credits import InsufficientCredits
 from renamerd.storage.models import Job
 
 #: downloads up to this size stay in memory; larger ones are staged in daemon.state_dir/tmp
@@ -121,7 +122,33 @@ class ReadingSteps(FilingSteps):
                 and kept.policy == "keep":  # left where it is, under its own name, for free
             return self._finish(c, J.SKIPPED, error=f"kept: {kept.message()}",
                                 result=json.dumps(result_summary(result)))
+        if c.conf.dry_run:
+            return self._suggest_only(c, result)
         return result
+
+    def _suggest_only(self, c: JobContext, result: RenameResult) -> str:
+        """A dry-run connection: record the suggestion, move nothing; the suggestion costs a
+        credit, as through the API (none left: the job waits for credits)."""
+        where = join_folder(c.conf.target_root, result.folder_path).rstrip("/")
+        note = f"suggested: {where}/{result.suggested_filename} (dry run: nothing was moved)"
+        charged = result.renamed
+        with self.db.write_session() as s:
+            if charged:
+                try:
+                    self.credits.reserve(c.job.owner_id, J.charge_ref(c.lease.job_id), session=s)
+                    self.credits.commit(c.job.owner_id, J.charge_ref(c.lease.job_id), session=s)
+                except InsufficientCredits:
+                    self.queue.finish(c.lease, J.PENDING_CREDITS, error="insufficient credits",
+                                      session=s)
+                    charged = False
+                    note = ""
+            if note:
+                self.queue.finish(c.lease, J.SKIPPED, error=note, session=s,
+                                  result=json.dumps(result_summary(result)),
+                                  charge_ref=J.charge_ref(c.lease.job_id) if charged else None)
+        state = J.SKIPPED if note else J.PENDING_CREDITS
+        J.emit(c.job, J.RUNNING, state, error=note or "insufficient credits")
+        return state
 
     def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan:
         """A destination for a read job: its folder (made once per batch) and a free name (not
