@@ -16,12 +16,13 @@ import click
 from renamerd.commands.context import AppContext, app_command
 
 
-def _start_daemon(app: AppContext, workers: int | None, poll: bool) -> Any:
+def _start_daemon(app: AppContext, workers: int | None, poll: bool, engine_pool: Any = None
+                  ) -> Any:
     from renamerd.runtime.daemon import Daemon
     from renamerd.runtime.observability import setup_logging
 
     setup_logging(app.settings.logging)
-    daemon = Daemon(app.settings, app.db, workers=workers, poll=poll)
+    daemon = Daemon(app.settings, app.db, workers=workers, poll=poll, engine_pool=engine_pool)
     daemon.start()
     return daemon
 
@@ -39,10 +40,13 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
 
     from renamerd.commands.server import build_app, uvicorn_config
     from renamerd.runtime.daemon import run_until_signalled
+    from renamerd.runtime.engine_pool import EnginePool
 
     settings = app.settings
-    daemon = _start_daemon(app, workers, poll=True)
-    config = uvicorn_config(app, build_app(app, daemon.alive), host, port)
+    pool = EnginePool.from_settings(settings)  # one set of engine processes for API and jobs
+    pool.start()
+    daemon = _start_daemon(app, workers, poll=True, engine_pool=pool)
+    config = uvicorn_config(app, build_app(app, daemon.alive, engine_pool=pool), host, port)
     server = uvicorn.Server(config)
     # in a thread, uvicorn leaves the signals to us (the main thread)
     thread = threading.Thread(target=server.run, name="api", daemon=True)
@@ -55,6 +59,7 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     def stop_api() -> None:
         server.should_exit = True
         thread.join(settings.server.shutdown_grace_s + 5)
+        pool.stop()
 
     run_until_signalled(daemon, stop_api)
 

@@ -290,25 +290,8 @@ class Credits:
             return None
         if charge.state == "refunded":
             return Charge(ref=ref, state="refunded", amount=charge.amount)
+        give_back(session, user_id, ref, reason, self.now())
         now = self.now()
-        taken: dict[int, int] = {}
-        for entry in session.exec(
-            select(CreditLedger).where(CreditLedger.user_id == user_id, CreditLedger.ref == ref)
-        ):
-            if entry.lot_id is not None:
-                taken[entry.lot_id] = taken.get(entry.lot_id, 0) - entry.delta
-        for lot_id, count in taken.items():
-            if count <= 0:
-                continue
-            lot = session.get(CreditLot, lot_id, populate_existing=True)
-            if lot is None:
-                continue
-            lot.remaining = min(lot.amount, lot.remaining + count)
-            session.add(lot)
-            session.add(CreditLedger(
-                user_id=user_id, lot_id=lot_id, delta=count, kind="refund", ref=ref,
-                reason=reason, created_at=now,
-            ))
         charge.state = "refunded"
         charge.updated_at = now
         session.add(charge)
@@ -364,6 +347,30 @@ _CHARGED_MANY = (update(CreditCharge)
                         col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
                         col(CreditCharge.state) == "reserved")
                  .values(state="charged", updated_at=bindparam("now")))
+
+
+def give_back(session: Session, user_id: str, ref: str, reason: str, now: datetime) -> None:
+    """Return the credits the ledger says `ref` took to the lots they came from (never above a
+    lot's amount), ledgered as refunds. The caller makes sure this happens once per charge
+    (the charge's state moves to refunded in the same transaction)."""
+    taken: dict[int, int] = {}
+    for entry in session.exec(
+        select(CreditLedger).where(CreditLedger.user_id == user_id, CreditLedger.ref == ref)
+    ):
+        if entry.lot_id is not None:
+            taken[entry.lot_id] = taken.get(entry.lot_id, 0) - entry.delta
+    for lot_id, count in taken.items():
+        if count <= 0:
+            continue
+        lot = session.get(CreditLot, lot_id, populate_existing=True)
+        if lot is None:
+            continue
+        lot.remaining = min(lot.amount, lot.remaining + count)
+        session.add(lot)
+        session.add(CreditLedger(
+            user_id=user_id, lot_id=lot_id, delta=count, kind="refund", ref=ref,
+            reason=reason, created_at=now,
+        ))
 
 
 def _connection(session: Session) -> Connection:
