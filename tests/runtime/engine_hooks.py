@@ -35,3 +35,13 @@ def pid(data: bytes, filename: str, options: RenameOptions, config: Any) -> Any:
 
     time.sleep(float(data or b"0"))
     return os.getpid(), resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+def allocate_pdf(data: bytes, filename: str, options: RenameOptions, config: Any
+                 ) -> RenameResult:
+    """Allocates 2 GB whatever the document, then renames it for real."""
+    from renamerd.engine import rename
+
+    held = bytearray(2048 * 1024 * 1024)
+    del held
+    return rename(data, filename, options, config)  # type: ignore[no-any-return]
