@@ -18,6 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
+from daemon.e2e import invoice_pdf
 from renamerd.api.app import create_app
 from renamerd.config import Settings
 from renamerd.runtime.daemon import Daemon
@@ -27,10 +28,8 @@ from renamerd.service.accounts import Accounts
 from renamerd.storage.database import Database
 from renamerd.storage.models import Job
 from renamerd_connectors import memory
-from security import hostile as h
-
-from daemon.e2e import invoice_pdf
 from runtime import engine_hooks as hooks
+from security import hostile as h
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("engine-bounds")]
 

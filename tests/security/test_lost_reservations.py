@@ -4,6 +4,7 @@ the real engine, SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -81,11 +82,9 @@ def test_kill_9_mid_rename_then_restart_gives_the_credits_back(db: Database,
     slow = h.pdf_dates_line(70_000)  # ~0.7 s of engine work each; one worker: they queue
 
     def rename() -> None:
-        try:
+        with contextlib.suppress(httpx.TransportError):  # the server is killed under it
             httpx.post(f"{url}/api/v1/rename", headers=auth, timeout=30,
                        files={"file": ("slow.pdf", slow, "application/pdf")})
-        except httpx.TransportError:
-            pass  # the server was killed under it
 
     proc = serve(config)
     try:
