@@ -3,9 +3,11 @@ its credit, run the engine, then charge, or refund when anything failed.
 
     RenameRequests(credits, limiter, engine).rename(user_id, ref, data, filename, options)
 
-The engine is an `EnginePool` (worker processes with a deadline and a memory ceiling), or, for
-tests, a plain function run in a worker thread. Callers check the request (size, type, options,
-idempotency) before; this module does what costs: the daily count, the credit and the engine.
+Accounts take turns at the engine (`engine_turns`): one account's queue of slow documents does
+not hold up everyone else's. The engine is an `EnginePool` (worker processes with a deadline and
+a memory ceiling), or, for tests, a plain function run in a worker thread. Callers check the
+request (size, type, options, idempotency) before; this module does what costs: the daily
+count, the credit and the engine.
 Blocking work (database, Redis, the engine) never runs on the event loop.
 """
 
@@ -19,6 +21,7 @@ import anyio
 
 from renamerd.engine.types import RenameOptions, RenameResult
 from renamerd.runtime.engine_pool import EnginePool
+from renamerd.runtime.engine_turns import EngineTurns
 from renamerd.service.credits import Credits, InsufficientCredits
 from renamerd.service.limits import RateLimiter
 
@@ -37,6 +40,7 @@ class RenameRequests:
         self.engine_config = engine_config
         self._threads = threads
         self._thread_limit: anyio.CapacityLimiter | None = None
+        self.turns = EngineTurns(engine.workers if isinstance(engine, EnginePool) else threads)
 
     async def rename(self, user_id: str, ref: str, data: bytes, filename: str,
                      options: RenameOptions,
@@ -67,7 +71,8 @@ class RenameRequests:
         if not reserved:
             raise InsufficientCredits("insufficient credits: the account has no credit left")
         try:
-            result = await self._run_engine(data, filename, options)
+            async with self.turns.turn(user_id):
+                result = await self._run_engine(data, filename, options)
             if check is not None:
                 check(result)
         except BaseException:
