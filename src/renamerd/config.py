@@ -157,10 +157,9 @@ class CreditsSettings(_Section):
     validity_days: int = Field(365, ge=1)
     #: pending jobs at most this old are resumed automatically by a grant
     resume_max_age_days: int = Field(30, ge=0)
-    #: a credit reserved by an API request still open after this many seconds belongs to a
-    #: request whose process died: it is refunded (checked at start and every 5 minutes).
-    #: Keep it above the longest rename (engine and OCR timeouts)
-    abandoned_after_s: int = Field(900, ge=60)
+    #: an API request's credit still `reserved` this many seconds past engine.deadline_seconds
+    #: belongs to a killed process and is refunded (at start, then every minute)
+    reservation_grace_s: float = Field(120.0, ge=0)
 
 
 class FetchSettings(_Section):
@@ -255,6 +254,12 @@ class EngineSettings(_Section):
     max_document_chars: int = Field(300_000, ge=1000)
     #: decoded bytes of one PDF page's content the text extraction may parse (refused above)
     max_page_content_bytes: int = Field(2 * 1024 * 1024, ge=64 * 1024)
+    #: engine worker processes of this process (API and daemon share them); 0 = one per core
+    workers: int = Field(0, ge=0)
+    #: wall-clock seconds one rename may take in its worker process before it is killed; 0 = none
+    deadline_seconds: float = Field(30.0, ge=0)
+    #: memory ceiling of each engine worker process in MB (RLIMIT_DATA); 0 = none
+    memory_limit_mb: int = Field(1024, ge=0)
     #: documents whose confidence is under confidence_threshold: "keep" their name where they
     #: are, "review" (keep the name, move to review_folder under the target), or "rename"
     #: anyway. Kept documents cost no credit. Connections and API requests may override.

@@ -67,6 +67,7 @@ def test_llm_provider_down_is_502(make_api: MakeApi, pdf_bytes: bytes, monkeypat
     state.engine_config = replace(state.engine_config, provider="openai",
                                   llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m",
                                   llm_timeout_s=2, llm_fallback=False)
+    state.rename_requests.engine_config = state.engine_config  # what the engine runs with
     r = api.client.post(URL, headers=api.auth, files=upload(pdf_bytes))
     assert_error(r, 502, "BAD_GATEWAY")
     assert api.balance() == 50

@@ -1,8 +1,8 @@
 """`create_app(settings, db)`: the FastAPI application serving the v1 API.
 
 Everything the routes need lives on `app.state` (settings, db, accounts, credits, limiter,
-idempotency, fetcher, oauth, engine_config), never in module globals, so several apps can live
-in one process (tests) and `renamerd run` can mount the same app next to its scheduler, adding
+idempotency, fetcher, oauth, engine_config, rename_requests), never in module globals, so several
+apps can live in one process (tests) and `renamerd run` can mount the same app next to its scheduler, adding
 its own routers (`/healthz`, `/metrics`) through `routers=`.
 """
 
@@ -25,13 +25,16 @@ from renamerd.api.jobs import router as jobs_router
 from renamerd.api.oauth import OidcVerifier
 from renamerd.api.routes import router as v1_router
 from renamerd.config import Settings
+from renamerd.runtime.engine_pool import EnginePool
+from renamerd.runtime.rename_requests import RenameRequests
+from renamerd.runtime.reservation_sweep import StaleReservations
 from renamerd.service.accounts import Accounts
 from renamerd.service.limits import RateLimiter
 from renamerd.storage.database import Database, open_database
 
 
 def default_engine_threads() -> int:
-    """Engine worker threads per process: one per core plus a few for OCR subprocess waits."""
+    """Threads for an injected `rename_fn` (tests): one per core plus a few."""
     return min(32, (os.cpu_count() or 1) + 4)
 
 
@@ -45,29 +48,29 @@ def create_app(
     oauth_http: Any = None,
     engine_threads: int | None = None,
     rename_fn: Any = None,
+    engine_pool: EnginePool | None = None,
 ) -> FastAPI:
     """Build the API app. `db` defaults to the configured database (migrated).
 
-    `resolver`, `fetch_ssl_context`, `oauth_http` and `rename_fn` are injection points for tests
-    (DNS answers, a private CA, a fake identity provider, an engine that fails on purpose);
-    `rename_fn` defaults to `renamerd.engine.rename`. Closing the app's lifespan closes what it opened.
+    Renames run in `engine_pool` (worker processes with a deadline and a memory ceiling; `renamerd
+    run` shares one with its daemon), else in a pool of the app's own, started and stopped with
+    its lifespan. `resolver`, `fetch_ssl_context`, `oauth_http` and `rename_fn` are injection
+    points for tests (DNS answers, a private CA, a fake identity provider, an engine that fails on
+    purpose, run in `engine_threads` threads instead of a pool). The lifespan closes what it opened.
     """
     owns_db = db is None
     database = db if db is not None else open_database(settings)
     limiter = RateLimiter(settings.limits)
     oauth = OidcVerifier(settings.oauth, http=oauth_http) if settings.oauth.issuer else None
+    engine = _EngineSide(settings, database, rename_fn, engine_pool)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        if rename_fn is None:  # the first requests are not slower than the rest
-            import anyio
-
-            from renamerd.runtime.startup import prepare_long_running
-
-            await anyio.to_thread.run_sync(prepare_long_running)
+        await engine.start()
         try:
             yield
         finally:
+            engine.stop()
             limiter.close()
             if oauth is not None and oauth_http is None:
                 oauth.close()
@@ -89,8 +92,9 @@ def create_app(
         settings.fetch, settings.limits.max_upload_bytes, resolver=resolver,
         ssl_context=fetch_ssl_context,
     )
-    app.state.engine_threads = engine_threads or default_engine_threads()
-    app.state.rename_fn = rename_fn
+    app.state.rename_requests = RenameRequests(
+        app.state.credits, limiter, engine.pool if engine.pool is not None else rename_fn,
+        app.state.engine_config, threads=engine_threads or default_engine_threads())
     install_handlers(app)
     install_docs(app)
     for router in (v1_router, jobs_router, connections_router, *routers):
@@ -98,6 +102,30 @@ def create_app(
     app.add_middleware(RateLimitHeaders, limiter=limiter)
     _describe_errors_truthfully(app)
     return app
+
+
+class _EngineSide:
+    """What the app runs beside its requests: the engine pool (its own unless given one; none
+    with a test's `rename_fn`) and the refund of credits left reserved by a killed process."""
+
+    def __init__(self, settings: Settings, db: Database, rename_fn: Any,
+                 engine_pool: EnginePool | None) -> None:
+        self.own_pool = (EnginePool.from_settings(settings)
+                         if rename_fn is None and engine_pool is None else None)
+        self.pool = engine_pool or self.own_pool
+        self.sweeper = StaleReservations(db, settings)
+
+    async def start(self) -> None:
+        import anyio
+
+        if self.pool is not None:  # warm workers: the first requests are not slower
+            await anyio.to_thread.run_sync(self.pool.start)
+        await anyio.to_thread.run_sync(self.sweeper.start)
+
+    def stop(self) -> None:
+        self.sweeper.stop()
+        if self.own_pool is not None:
+            self.own_pool.stop()
 
 
 def _install_state(app: FastAPI, settings: Settings, database: Database, limiter: RateLimiter,
@@ -112,7 +140,6 @@ def _install_state(app: FastAPI, settings: Settings, database: Database, limiter
     app.state.idempotency = IdempotencyStore(database)
     app.state.oauth = oauth
     app.state.engine_config = settings.engine_config()
-    app.state.engine_limiter = None
 
 
 def _describe_errors_truthfully(app: FastAPI) -> None:

@@ -3,9 +3,9 @@
 A rename runs: authentication and burst limit (dependency) -> size and body shape checks ->
 a concurrency slot -> the document (streamed upload, or SSRF-safe fetch) -> option checks ->
 type check by content (415 before anything is counted) -> Idempotency-Key claim or replay ->
-daily limit -> one credit reserved (402 at zero) -> the engine in a worker thread -> the credit
-committed, or refunded when anything failed. Database and engine work never runs on the event
-loop.
+then `runtime.rename_requests`: daily limit -> one credit reserved (402 at zero) -> the engine
+in a worker process (deadline, memory ceiling) -> the credit committed, or refunded when anything
+failed. Database and engine work never runs on the event loop.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
+from renamerd.runtime.engine_pool import EngineFailure, EngineOutOfMemory, EngineTimeout
 from renamerd.service.credits import InsufficientCredits
 from renamerd.service.limits import LimitExceeded
 from renamerd.storage.models import User
@@ -81,6 +82,11 @@ def engine_error(err: Exception) -> ApiError:
         return ApiError(413, str(err), "PAYLOAD_TOO_LARGE")
     if isinstance(err, UnreadableDocument):
         return ApiError(400, str(err), "UNREADABLE_DOCUMENT")
+    if isinstance(err, EngineTimeout | EngineOutOfMemory):
+        return ApiError(413, f"the document is too costly to read: {err}",
+                        "DOCUMENT_TOO_COSTLY")
+    if isinstance(err, EngineFailure):  # crashed or stopping: worth a retry
+        return ApiError(500, f"processing failed: {err}", "INTERNAL_ERROR")
     if isinstance(err, ProviderUnavailable):
         return ApiError(502, f"the AI service is unavailable: {err}", "BAD_GATEWAY")
     if isinstance(err, EngineError):
@@ -161,14 +167,6 @@ async def _slot(request: Request, user: User) -> AsyncIterator[None]:
         await _limiter_call(limiter, slot.release, shielded=True)
 
 
-def _engine_limiter(request: Request) -> anyio.CapacityLimiter:
-    state = request.app.state
-    if state.engine_limiter is None:
-        state.engine_limiter = anyio.CapacityLimiter(state.engine_threads)
-    limiter: anyio.CapacityLimiter = state.engine_limiter
-    return limiter
-
-
 class _Rename:
     """One rename after its document is known: claim, count, charge, run, answer."""
 
@@ -208,50 +206,25 @@ class _Rename:
             self.claimed = False
 
     async def run(self, data: bytes, filename: str, options: RenameOptions) -> JSONResponse:
-        """Count, charge and rename; on any failure the credit is refunded."""
-        state = self.state
+        """Count, charge and rename (`runtime.rename_requests`); on any failure the credit is
+        refunded and the error answered."""
         ref = f"idem:{self.key}" if self.key else f"req:{uuid.uuid4().hex}"
-        user_id = self.user.id
-
-        def count_and_reserve() -> tuple[Any, bool]:
-            # one thread hop for both; the count comes first (a 429 takes no credit)
-            quota = state.limiter.hit_rename(user_id)
-            try:
-                state.credits.reserve(user_id, ref)
-            except InsufficientCredits:
-                return quota, False
-            return quota, True
-
         try:
-            quota, reserved = await _run(count_and_reserve)
+            result = await self.state.rename_requests.rename(
+                self.user.id, ref, data, filename, options,
+                on_quota=functools.partial(set_quota, self.request),
+                check=lambda r: RenameOut.model_validate(r.to_api()))
         except LimitExceeded as err:
             set_quota(self.request, err.quota)
             raise rate_limited(err) from None
-        set_quota(self.request, quota)
-        if not reserved:
+        except InsufficientCredits:
             raise ApiError(402, "insufficient credits: the account has no credit left",
-                           "INSUFFICIENT_CREDITS")
-        try:
-            engine_rename = state.rename_fn
-            if engine_rename is None:
-                from renamerd.engine import rename as engine_rename
-            result = await anyio.to_thread.run_sync(
-                functools.partial(engine_rename, data, filename, options, state.engine_config),
-                limiter=_engine_limiter(self.request),
-            )
-            body = result.to_api()
-            RenameOut.model_validate(body)
-        except BaseException as err:
-            await _run_shielded(state.credits.refund, self.user.id, ref, reason="rename failed")
-            if isinstance(err, Exception):
-                raise engine_error(err) from None
-            raise
-        if result.renamed:
-            await _run_shielded(state.credits.commit, self.user.id, ref)
-        else:  # the name was kept (confidence policy): nothing is charged for it
-            await _run_shielded(state.credits.refund, self.user.id, ref, reason="name kept")
+                           "INSUFFICIENT_CREDITS") from None
+        except Exception as err:
+            raise engine_error(err) from None
+        body = result.to_api()
         if self.key:
-            await _run_shielded(state.idempotency.finish, self.user.id, self.key, 200, body)
+            await _run_shielded(self.state.idempotency.finish, self.user.id, self.key, 200, body)
             self.claimed = False
         return JSONResponse(body)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 from types import FrameType
 from typing import Any
 
@@ -20,30 +19,6 @@ from renamerd.commands.server import build_app, uvicorn_config
 
 def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
     sys.exit(0)
-
-
-def _refund_abandoned_every(app: AppContext, seconds: float) -> None:
-    """Refund, now and every `seconds` in a background thread, the credits reserved by API
-    requests that died with their process (`renamerd run` does it in its scheduler)."""
-    import logging
-    import threading
-
-    from renamerd.service.credits import Credits, refund_abandoned
-
-    log = logging.getLogger("renamerd.api")
-
-    def loop() -> None:
-        while True:
-            try:
-                n = refund_abandoned(Credits(app.db, app.settings.credits),
-                                     app.settings.credits.abandoned_after_s)
-                if n:
-                    log.info("refunded %d credit(s) reserved by interrupted requests", n)
-            except Exception:
-                log.warning("refunding abandoned reservations failed", exc_info=True)
-            time.sleep(seconds)
-
-    threading.Thread(target=loop, name="refund-abandoned", daemon=True).start()
 
 
 def _reload_api(app: AppContext, asgi: Any) -> None:
@@ -81,7 +56,6 @@ def register(cli: click.Group) -> None:
         config = uvicorn_config(app, asgi, host, port)
         assert isinstance(config, uvicorn.Config)
         signal.signal(signal.SIGHUP, lambda _s, _f: _reload_api(app, asgi))
-        _refund_abandoned_every(app, 300.0)
         server = uvicorn.Server(config)
         click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)
         # uvicorn re-raises SIGTERM after its graceful shutdown; end with status 0 instead

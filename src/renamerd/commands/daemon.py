@@ -17,14 +17,15 @@ import click
 from renamerd.commands.context import AppContext, app_command
 
 
-def _start_daemon(app: AppContext, workers: int | None, poll: bool) -> Any:
+def _start_daemon(app: AppContext, workers: int | None, poll: bool, engine_pool: Any = None
+                  ) -> Any:
     from renamerd.runtime.daemon import Daemon, hold_reloads
     from renamerd.runtime.observability import setup_logging
 
     hold_reloads()  # a SIGHUP while starting is a reload once running, not the end
 
     setup_logging(app.settings.logging)
-    daemon = Daemon(app.settings, app.db, workers=workers, poll=poll)
+    daemon = Daemon(app.settings, app.db, workers=workers, poll=poll, engine_pool=engine_pool)
     daemon.start()
     return daemon
 
@@ -52,6 +53,7 @@ def _reloader(app: AppContext, daemon: Any, asgi: Any = None) -> Callable[[], No
                 asgi.state.limiter.reconfigure(daemon.settings.limits)
                 if "engine" in what.live:
                     asgi.state.engine_config = daemon.settings.engine_config()
+                    asgi.state.rename_requests.engine_config = asgi.state.engine_config
         except Exception:
             log.exception("reload: applying the new config failed")
 
@@ -70,11 +72,15 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     import uvicorn
 
     from renamerd.commands.server import build_app, uvicorn_config
-    from renamerd.runtime.daemon import run_until_signalled
+    from renamerd.runtime.daemon import hold_reloads, run_until_signalled
+    from renamerd.runtime.engine_pool import EnginePool
 
     settings = app.settings
-    daemon = _start_daemon(app, workers, poll=True)
-    asgi = build_app(app, daemon.alive)
+    hold_reloads()  # a SIGHUP while starting is a reload once running, not the end
+    pool = EnginePool.from_settings(settings)  # one set of engine processes for API and jobs
+    pool.start()
+    daemon = _start_daemon(app, workers, poll=True, engine_pool=pool)
+    asgi = build_app(app, daemon.alive, engine_pool=pool)
     config = uvicorn_config(app, asgi, host, port)
     server = uvicorn.Server(config)
     # in a thread, uvicorn leaves the signals to us (the main thread)
@@ -88,6 +94,7 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     def stop_api() -> None:
         server.should_exit = True
         thread.join(settings.server.shutdown_grace_s + 5)
+        pool.stop()
 
     run_until_signalled(daemon, stop_api, _reloader(app, daemon, asgi))
 

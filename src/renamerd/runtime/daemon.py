@@ -27,24 +27,26 @@ from renamerd.config import ConnectionSettings, Settings
 from renamerd.runtime import notifications
 from renamerd.runtime import observability as obs
 from renamerd.runtime import reload as reloading
+from renamerd.runtime.engine_pool import EnginePool
 from renamerd.runtime.poller import Poller, long_polls
-from renamerd.runtime.startup import prepare_long_running
+from renamerd.runtime.reservation_sweep import RECONCILE_EVERY_S, StaleReservations
 from renamerd.runtime.systemd import sd_notify, watchdog_interval
 from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
 from renamerd.service.connections import all_connections
-from renamerd.service.credits import Credits, refund_abandoned
 from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
 
 log = logging.getLogger("renamerd.daemon")
-#: how often each daemon process refunds credits of interrupted API requests
-REFUND_EVERY_S = 300
 #: how often each daemon process reads the connections again (users' edits take effect)
 SYNC_S = 3.0
+
+#: seconds a stopping daemon lets documents being read finish before it kills its engine workers
+#: (their jobs are retried; moves in progress still get the whole grace)
+ENGINE_GRACE_S = 2.0
 
 
 class Daemon:
@@ -52,15 +54,24 @@ class Daemon:
 
     def __init__(
         self, settings: Settings, db: Database, *, workers: int | None = None, poll: bool = True,
-        engine: EngineFn | None = None,
+        engine: EngineFn | None = None, engine_pool: EnginePool | None = None,
     ) -> None:
+        """`engine` (tests) runs in the worker threads; otherwise the engine runs in
+        `engine_pool` (shared with the API by `renamerd run`), or in a pool of the daemon's own,
+        started by `start()` and stopped by `stop()`."""
         self.settings = settings
         self.db = db
         self.identity = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.poll_enabled = poll
         self.queue = J.JobQueue(db, settings.daemon, settings.credits)
         self.pool = ConnectorPool(settings, db)
+        self._own_pool = (EnginePool.from_settings(settings)
+                          if engine is None and engine_pool is None else None)
+        self.engine_pool = engine_pool or self._own_pool
+        if engine is None and self.engine_pool is not None:
+            engine = self.engine_pool.rename
         self.worker = Worker(settings, db, self.queue, self.pool, engine=engine)
+        self.reservations = StaleReservations(db, settings)
         self.scheduler = BackgroundScheduler(timezone="UTC")
         self._stopping = threading.Event()
         self.poller = Poller(settings, db, self.queue, self.pool, self.identity, self._stopping)
@@ -98,8 +109,11 @@ class Daemon:
         self._start_notifications()
         if self.worker.clean_tmp():
             log.info("removed staged downloads left by a killed process")
-        if self.workers.count and self.worker.uses_default_engine:
-            log.debug("engine warmed up in %.2fs", prepare_long_running())
+        if self.workers.count and self._own_pool is not None:
+            self._own_pool.start()
+        self.reservations.sweep_logged()
+        self.scheduler.add_job(self.reservations.sweep_logged, "interval",
+                               seconds=RECONCILE_EVERY_S, id="stale-reservations")
         if self.poll_enabled:
             self._schedule_polls()
         interval = watchdog_interval(self.settings)
@@ -107,8 +121,6 @@ class Daemon:
             self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
         self._beat()  # the admin's "workers alive"
         self.scheduler.add_job(self._beat, "interval", seconds=BEAT_S, id="process-beat")
-        self.scheduler.add_job(self._refund_abandoned, "interval", seconds=REFUND_EVERY_S,
-                               id="refund-abandoned", next_run_time=utcnow())
         self.scheduler.add_job(self._sync_quietly, "interval", seconds=SYNC_S,
                                id="sync-connections", max_instances=1, coalesce=True)
         self.scheduler.start()
@@ -202,7 +214,10 @@ class Daemon:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         deadline = time.monotonic() + grace
-        clean = self.workers.join(deadline)
+        clean = self.workers.join(min(deadline, time.monotonic() + ENGINE_GRACE_S))
+        if self.engine_pool is not None:  # a rename still reading is cut (its job is retried)
+            self.engine_pool.stop()
+        clean = clean or self.workers.join(deadline)
         for t in self._pollers:  # a long poll returns with its provider's answer; no job waits
             t.join(min(0.5, max(0.0, deadline - time.monotonic())))
         if not clean:
@@ -237,18 +252,6 @@ class Daemon:
                                           workers=self.workers.count, polling=self.poll_enabled)
         except Exception:
             log.warning("process beat failed", exc_info=True)
-
-    def _refund_abandoned(self) -> None:
-        """Refund credits reserved by API requests that died with their process (never
-        raises: the next run tries again)."""
-        try:
-            n = refund_abandoned(Credits(self.db, self.settings.credits),
-                                 self.settings.credits.abandoned_after_s)
-        except Exception:
-            log.warning("refunding abandoned reservations failed", exc_info=True)
-            return
-        if n:
-            log.info("refunded %d credit(s) reserved by requests that were interrupted", n)
 
     def _watchdog(self) -> None:
         if self.alive():

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from sqlalchemy import bindparam, func, insert, or_, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
@@ -270,48 +270,28 @@ class Credits:
         return Charge(ref=ref, state=found.state, amount=found.amount)
 
     def refund(
-        self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None,
-        only_reserved: bool = False,
+        self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None
     ) -> Charge | None:
         """Give the credits taken for `ref` back to the lots they came from.
 
-        Returns None when there was no charge (or, with `only_reserved`, when it is no longer
-        reserved: charged meanwhile). Idempotent: a second refund gives nothing back.
+        Returns None when there was no charge. Idempotent: a second refund gives nothing back.
         """
         if not self.enabled:
             return None
         if session is None:
             with self.db.write_session() as s:
-                return self.refund(user_id, ref, reason=reason, session=s,
-                                   only_reserved=only_reserved)
+                return self.refund(user_id, ref, reason=reason, session=s)
         self._lock_user(session, user_id)
         charge = session.exec(
             select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
             .execution_options(populate_existing=True)
         ).first()
-        if charge is None or (only_reserved and charge.state != "reserved"):
+        if charge is None:
             return None
         if charge.state == "refunded":
             return Charge(ref=ref, state="refunded", amount=charge.amount)
+        give_back(session, user_id, ref, reason, self.now())
         now = self.now()
-        taken: dict[int, int] = {}
-        for entry in session.exec(
-            select(CreditLedger).where(CreditLedger.user_id == user_id, CreditLedger.ref == ref)
-        ):
-            if entry.lot_id is not None:
-                taken[entry.lot_id] = taken.get(entry.lot_id, 0) - entry.delta
-        for lot_id, count in taken.items():
-            if count <= 0:
-                continue
-            lot = session.get(CreditLot, lot_id, populate_existing=True)
-            if lot is None:
-                continue
-            lot.remaining = min(lot.amount, lot.remaining + count)
-            session.add(lot)
-            session.add(CreditLedger(
-                user_id=user_id, lot_id=lot_id, delta=count, kind="refund", ref=ref,
-                reason=reason, created_at=now,
-            ))
         charge.state = "refunded"
         charge.updated_at = now
         session.add(charge)
@@ -341,28 +321,6 @@ _CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
     col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
 
 
-def refund_abandoned(credits: Credits, older_than_s: float,
-                     prefixes: Sequence[str] = ("req:", "idem:")) -> int:
-    """Refund reservations whose request died with its process: still `reserved`, last
-    touched over `older_than_s` seconds ago, with a ref of an API request (`prefixes`;
-    the daemon's job charges are settled by the job's own reconciliation). Returns how
-    many were refunded. Safe to repeat and to run in several processes at once: each is
-    refunded once (the state is checked again under the user's lock)."""
-    if not credits.enabled:
-        return 0
-    cutoff = credits.now() - timedelta(seconds=older_than_s)
-    with credits.db.session() as s:
-        rows = s.exec(select(CreditCharge.user_id, CreditCharge.ref).where(
-            col(CreditCharge.state) == "reserved", col(CreditCharge.updated_at) < cutoff,
-            or_(*(col(CreditCharge.ref).startswith(p) for p in prefixes)))).all()
-    refunded = 0
-    for user_id, ref in rows:
-        done = credits.refund(user_id, ref, only_reserved=True,
-                              reason="the request was interrupted (process stopped)")
-        refunded += done is not None
-    return refunded
-
-
 class _Charge(NamedTuple):
     id: int
     ref: str
@@ -389,6 +347,30 @@ _CHARGED_MANY = (update(CreditCharge)
                         col(CreditCharge.ref).in_(bindparam("refs", expanding=True)),
                         col(CreditCharge.state) == "reserved")
                  .values(state="charged", updated_at=bindparam("now")))
+
+
+def give_back(session: Session, user_id: str, ref: str, reason: str, now: datetime) -> None:
+    """Return the credits the ledger says `ref` took to the lots they came from (never above a
+    lot's amount), ledgered as refunds. The caller makes sure this happens once per charge
+    (the charge's state moves to refunded in the same transaction)."""
+    taken: dict[int, int] = {}
+    for entry in session.exec(
+        select(CreditLedger).where(CreditLedger.user_id == user_id, CreditLedger.ref == ref)
+    ):
+        if entry.lot_id is not None:
+            taken[entry.lot_id] = taken.get(entry.lot_id, 0) - entry.delta
+    for lot_id, count in taken.items():
+        if count <= 0:
+            continue
+        lot = session.get(CreditLot, lot_id, populate_existing=True)
+        if lot is None:
+            continue
+        lot.remaining = min(lot.amount, lot.remaining + count)
+        session.add(lot)
+        session.add(CreditLedger(
+            user_id=user_id, lot_id=lot_id, delta=count, kind="refund", ref=ref,
+            reason=reason, created_at=now,
+        ))
 
 
 def _connection(session: Session) -> Connection:

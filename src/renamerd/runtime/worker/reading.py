@@ -19,6 +19,7 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
+from renamerd.runtime.engine_pool import EngineOutOfMemory, EngineStopped, EngineTimeout
 from renamerd.runtime.heartbeats import Heartbeat
 from renamerd.runtime.worker.batch import BatchPlans, JobContext, Plan, join_folder, result_summary
 from renamerd.runtime.worker.filing import FilingSteps
@@ -103,8 +104,11 @@ class ReadingSteps(FilingSteps):
         return data if isinstance(data, str) else (c, data)
 
     def _read(self, c: JobContext, data: bytes) -> RenameResult | str:
-        """The engine's reading of a fetched job, or the outcome (skipped) for a document that
-        will never work. Raises like the engine."""
+        """The engine's reading of a fetched job, or the outcome for a document that will never
+        work: skipped (refused by the engine's rules) or failed (past the engine's deadline or
+        memory ceiling, with the reason; not retried). A rename cut by a shutdown is retried
+        without counting an attempt. Raises like the engine otherwise (EngineCrashed: retried,
+        counted)."""
         conf = c.conf
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
@@ -116,6 +120,10 @@ class ReadingSteps(FilingSteps):
             result = self.engine(data, c.job.name, options, self.engine_config)
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
+        except (EngineTimeout, EngineOutOfMemory) as err:  # the same again next time
+            return self._finish(c, J.FAILED, error=str(err))
+        except EngineStopped:  # this process is stopping: another one takes it
+            return self._retry(c.lease, "the engine stopped (shutdown)", 1.0, False)
         c.beat.check()
         kept = result.kept
         if not result.renamed and kept is not None and kept.reason == "below_confidence" \

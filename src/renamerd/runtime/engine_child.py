@@ -1,0 +1,77 @@
+"""What runs inside an engine worker process (`runtime.engine_pool`): its set-up and one rename.
+
+Imported by the pool's forkserver (`engine_preload` warms the engine up there once, so every
+worker forked from it starts warm) and by each worker. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import gc
+import resource
+from collections.abc import Callable
+from typing import Any
+
+from renamerd.engine.types import RenameOptions, RenameResult
+
+MIB = 1024 * 1024
+
+
+class EngineFailure(Exception):
+    """The engine could not finish a rename for a reason outside the document's content
+    rules: base of EngineTimeout, EngineOutOfMemory, EngineCrashed, EngineStopped."""
+
+
+class EngineTimeout(EngineFailure):
+    """The rename ran past `engine.deadline_seconds`; its worker process was killed."""
+
+
+class EngineOutOfMemory(EngineFailure):
+    """The rename needed more memory than `engine.memory_limit_mb`."""
+
+
+class EngineCrashed(EngineFailure):
+    """The worker process ended during the rename (killed from outside, or a crash)."""
+
+
+class EngineStopped(EngineFailure):
+    """The pool is stopping or stopped; the rename did not run."""
+
+
+def initialize(memory_limit_mb: int, ocr: bool) -> None:
+    """A new worker process: cap its data segment at `memory_limit_mb` (RLIMIT_DATA: every
+    heap and anonymous mapping; 0 = no cap), then load the OCR models when asked. Runs once
+    per worker, before its first rename."""
+    if memory_limit_mb > 0:
+        limit = memory_limit_mb * MIB
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    from renamerd.runtime.startup import prepare_long_running
+
+    prepare_long_running()  # done in the forkserver already: then free
+    if ocr:
+        from renamerd.engine import warm_up
+
+        try:
+            warm_up(ocr=True)
+        except MemoryError:  # a ceiling lower than the models: scans load them on demand
+            gc.collect()
+
+
+def rename(fn: Callable[..., RenameResult], data: bytes, filename: str,
+           options: RenameOptions, config: Any) -> RenameResult:
+    """`fn(data, filename, options, config)` in this worker. Raises what `fn` raises, except
+    MemoryError, which becomes EngineOutOfMemory (what was allocated is freed first)."""
+    try:
+        return fn(data, filename, options, config)
+    except MemoryError:
+        del data
+        gc.collect()
+        raise EngineOutOfMemory("the document needed more memory than the engine may use "
+                                "(engine.memory_limit_mb)") from None
+
+
+def ping() -> int:
+    """A no-op task: scheduling it starts the pool's workers."""
+    return 0

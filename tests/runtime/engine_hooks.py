@@ -1,0 +1,47 @@
+"""Engine functions for the engine pool's tests, run inside its worker processes (they are
+pickled by reference, so they live in a module of their own)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from renamerd.engine.types import RenameOptions, RenameResult
+
+
+def spin(data: bytes, filename: str, options: RenameOptions, config: Any) -> RenameResult:
+    """Never returns: pure Python work, no sleeping (what a runaway parser does)."""
+    n = 0
+    while True:
+        n += 1
+
+
+def allocate(data: bytes, filename: str, options: RenameOptions, config: Any) -> RenameResult:
+    """Allocates as many MB as the document's bytes say, touching every page, then renames."""
+    held = bytearray(int(data.decode()) * 1024 * 1024)
+    held[:: 4096] = b"x" * len(held[:: 4096])
+    raise RuntimeError(f"allocated {len(held)} bytes")
+
+
+def die(data: bytes, filename: str, options: RenameOptions, config: Any) -> RenameResult:
+    """The worker process ends abruptly (a crash, or the kernel's OOM killer)."""
+    os._exit(9)
+
+
+def pid(data: bytes, filename: str, options: RenameOptions, config: Any) -> Any:
+    """The worker's process id and its memory ceiling (RLIMIT_DATA)."""
+    import resource
+
+    time.sleep(float(data or b"0"))
+    return os.getpid(), resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+def allocate_pdf(data: bytes, filename: str, options: RenameOptions, config: Any
+                 ) -> RenameResult:
+    """Allocates 2 GB whatever the document, then renames it for real."""
+    from renamerd.engine import rename
+
+    held = bytearray(2048 * 1024 * 1024)
+    del held
+    return rename(data, filename, options, config)  # type: ignore[no-any-return]
