@@ -4,8 +4,8 @@ A rename runs: authentication and burst limit (dependency) -> size and body shap
 a concurrency slot -> the document (streamed upload, or SSRF-safe fetch) -> option checks ->
 type check by content (415 before anything is counted) -> Idempotency-Key claim or replay ->
 daily limit -> one credit reserved (402 at zero) -> the engine in a worker thread -> the credit
-committed, or refunded when anything failed. Database and engine work never runs on the event
-loop.
+committed when the document was renamed, refunded when it kept its name (confidence policy keep
+or review) or anything failed. Database and engine work never runs on the event loop.
 """
 
 from __future__ import annotations
@@ -97,14 +97,16 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
         value = fields.get(name)
         return default if value is None or value == "" else str(value)
 
-    options = RenameOptions(
-        strategy=get("strategy", DEFAULT_STRATEGY) or DEFAULT_STRATEGY,
-        template_mode=get("templateMode", DEFAULT_TEMPLATE_MODE) or DEFAULT_TEMPLATE_MODE,
-        custom_template=get("customTemplate", None),
-        template_id=get("templateId", None),
-        language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
-    )
     try:
+        options = RenameOptions(
+            strategy=get("strategy", DEFAULT_STRATEGY) or DEFAULT_STRATEGY,
+            template_mode=get("templateMode", DEFAULT_TEMPLATE_MODE) or DEFAULT_TEMPLATE_MODE,
+            custom_template=get("customTemplate", None),
+            template_id=get("templateId", None),
+            language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
+            below_confidence=get("belowConfidence", None),
+            confidence_threshold=threshold_from(fields.get("confidenceThreshold")),
+        )
         options.validate()
         if options.template_mode == "custom" and not (options.custom_template or "").strip():
             raise ValueError("customTemplate: required with templateMode custom")
@@ -113,8 +115,34 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
     return options
 
 
+def threshold_from(value: Any) -> float | None:
+    """`confidenceThreshold` as a number (a form field is text); None when absent or empty.
+    ValueError naming the field when it is not a number from 0 to 1."""
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value) if not isinstance(value, bool) else float("nan")
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # NaN fails too
+        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1")
+    return number
+
+
 def _options_key(o: RenameOptions) -> str:
-    return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language))
+    """The options as part of the idempotency hash: a replay with other options is a mismatch."""
+    return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language,
+                 o.below_confidence, o.confidence_threshold))
+
+
+async def charge_or_refund(credits: Any, user_id: str, ref: str, result: Any) -> None:
+    """Settle the credit reserved for `ref`: committed when the engine renamed the document,
+    refunded when it kept its name (the confidence policy: nothing to charge for). Shielded
+    from cancellation; safe to repeat (commit and refund are idempotent per ref)."""
+    if getattr(result, "renamed", True):
+        await _run_shielded(credits.commit, user_id, ref)
+    else:
+        await _run_shielded(credits.refund, user_id, ref, reason="not renamed: name kept")
 
 
 async def _limiter_call(limiter: Any, fn: Callable[..., T], *args: Any,
@@ -225,7 +253,7 @@ class _Rename:
             if isinstance(err, Exception):
                 raise engine_error(err) from None
             raise
-        await _run_shielded(state.credits.commit, self.user.id, ref)
+        await charge_or_refund(state.credits, self.user.id, ref, result)
         if self.key:
             await _run_shielded(state.idempotency.finish, self.user.id, self.key, 200, body)
             self.claimed = False

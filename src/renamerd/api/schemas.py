@@ -7,6 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from renamerd.engine.types import (
+    BELOW_CONFIDENCE,
+    DEFAULT_BELOW_CONFIDENCE,
+    DEFAULT_CONFIDENCE_THRESHOLD,
     DEFAULT_LANGUAGE,
     DEFAULT_STRATEGY,
     DEFAULT_TEMPLATE_MODE,
@@ -20,6 +23,7 @@ StrategyField = Literal[STRATEGIES]  # type: ignore[valid-type]
 TemplateModeField = Literal[TEMPLATE_MODES]  # type: ignore[valid-type]
 TemplateIdField = Literal[TEMPLATE_IDS]  # type: ignore[valid-type]
 LanguageField = Literal[LANGUAGES]  # type: ignore[valid-type]
+BelowConfidenceField = Literal[BELOW_CONFIDENCE]  # type: ignore[valid-type]
 
 
 class UserOut(BaseModel):
@@ -57,9 +61,36 @@ class ExtractedInfo(BaseModel):
     document_type: str | None = None
 
 
+class NotUnderstoodOut(BaseModel):
+    text: str = Field(description="the clause of customTemplate, as written")
+    reason: str = Field(description="why it was not understood")
+
+
 class InstructionsOut(BaseModel):
     rules: list[str] = Field(description="how customTemplate was understood, as explicit rules")
     notUnderstood: list[str] = Field(description="parts of customTemplate that were not understood")
+    notUnderstoodReasons: list[NotUnderstoodOut] = Field(
+        default_factory=list, description="the same parts, each with the reason")
+
+
+class KeptOut(BaseModel):
+    reason: Literal["below_confidence", "unread_fields"] = Field(
+        description="below_confidence: the whole original name was kept (policy keep or "
+        "review); unread_fields: renamed, with a meaningful part of the original name standing "
+        "where fields could not be read")
+    message: str = Field(description="the same in one sentence")
+    policy: BelowConfidenceField = Field(description="the belowConfidence policy in force")
+    confidence: float = Field(ge=0, le=1)
+    threshold: float = Field(ge=0, le=1)
+    fields: list[str] = Field(description="the fields that could not be read")
+    text: str = Field(description="the part of the original name that was kept")
+
+
+class OutputLanguageOut(BaseModel):
+    code: str = Field(description="the language the folder and name words were written in")
+    issuer: Literal["as_written", "translated"] = Field(
+        description="as_written: the issuer name is as in the document (always without an "
+        "LLM); translated: an LLM wrote it in the output language")
 
 
 class RenameOut(BaseModel):
@@ -73,6 +104,13 @@ class RenameOut(BaseModel):
     instructions: InstructionsOut | None = Field(
         default=None, description="present when customTemplate was given"
     )
+    renamed: bool = Field(
+        default=True, description="false when the document keeps its original name (no credit "
+        "is charged for it)")
+    kept: KeptOut | None = Field(
+        default=None, description="what of the original name was kept, and why; absent when "
+        "nothing was")
+    outputLanguage: OutputLanguageOut | None = None
 
 
 OPTION_DESCRIPTIONS = {
@@ -82,6 +120,10 @@ OPTION_DESCRIPTIONS = {
     "(use with templateMode custom and strategy follow_custom_prompt)",
     "templateId": "predefined template (templateMode predefined); standard = date_vendor_invoice number",
     "language": "output language; auto detects, source keeps the document's language",
+    "belowConfidence": "below confidenceThreshold: keep (the original name, left where it is), "
+    "review (the original name, folderPath Review) or rename (renamed anyway); keep and review "
+    "charge no credit",
+    "confidenceThreshold": "0..1: documents read with less confidence follow belowConfidence",
 }
 
 
@@ -98,6 +140,13 @@ class RenameFromUrlIn(BaseModel):
                                        max_length=65536)
     templateId: TemplateIdField | None = Field(None, description=OPTION_DESCRIPTIONS["templateId"])
     language: LanguageField = Field(DEFAULT_LANGUAGE, description=OPTION_DESCRIPTIONS["language"])
+    belowConfidence: BelowConfidenceField | None = Field(
+        None, description=OPTION_DESCRIPTIONS["belowConfidence"]
+        + f" (default {DEFAULT_BELOW_CONFIDENCE})")
+    confidenceThreshold: float | None = Field(
+        None, ge=0, le=1, allow_inf_nan=False,
+        description=OPTION_DESCRIPTIONS["confidenceThreshold"]
+        + f" (default {DEFAULT_CONFIDENCE_THRESHOLD})")
 
 
 def multipart_schema() -> dict[str, Any]:
@@ -128,6 +177,13 @@ def multipart_schema() -> dict[str, Any]:
                         "language": {"type": "string", "enum": list(LANGUAGES),
                                      "default": DEFAULT_LANGUAGE,
                                      "description": OPTION_DESCRIPTIONS["language"]},
+                        "belowConfidence": {"type": "string", "enum": list(BELOW_CONFIDENCE),
+                                            "default": DEFAULT_BELOW_CONFIDENCE,
+                                            "description": OPTION_DESCRIPTIONS["belowConfidence"]},
+                        "confidenceThreshold": {
+                            "type": "number", "minimum": 0, "maximum": 1,
+                            "default": DEFAULT_CONFIDENCE_THRESHOLD,
+                            "description": OPTION_DESCRIPTIONS["confidenceThreshold"]},
                     },
                 },
                 "encoding": {"file": {"contentType": "application/octet-stream"}},
