@@ -28,7 +28,9 @@ class FilingSteps(WorkerState):
             with self.db.write_session() as s:
                 live = self.queue.live_leases(s, [p.c.lease for p in plans])
                 refused: set[str] = set()
-                for owner, mine in by_owner(p for p in plans if p.c.lease.job_id in live):
+                # a document that keeps its name (review) is moved, but costs nothing
+                for owner, mine in by_owner(p for p in plans
+                                            if p.c.lease.job_id in live and p.charge):
                     refused.update(self.credits.reserve_many(
                         owner, [J.charge_ref(p.c.lease.job_id) for p in mine], session=s))
                 ready = [p for p in plans if p.c.lease.job_id in live
@@ -36,7 +38,8 @@ class FilingSteps(WorkerState):
                 pending = [p for p in plans if J.charge_ref(p.c.lease.job_id) in refused]
                 self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
                     "planned_folder": p.folder, "planned_name": p.name,
-                    "charge_ref": J.charge_ref(p.c.lease.job_id), "result": p.summary,
+                    "charge_ref": J.charge_ref(p.c.lease.job_id) if p.charge else None,
+                    "result": p.summary,
                 }) for p in ready])
                 self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
                     "state": J.PENDING_CREDITS, "error": "insufficient credits"})
@@ -118,9 +121,12 @@ class FilingSteps(WorkerState):
         J.emit_many((c.job, J.RUNNING, J.DONE, {"duration_s": now - c.job.created_at.timestamp()})
                     for c, _m in done)
 
-    def _finish(self, c: JobContext, state: str, *, error: str | None = None, refund: bool = False) -> str:
+    def _finish(self, c: JobContext, state: str, *, error: str | None = None,
+                refund: bool = False, **values: object) -> str:
+        """Finish the job as `state` (with further Job columns `values`), refunding its charge
+        when asked, in one transaction. Raises LeaseLost."""
         with self.db.write_session() as s:
-            job = self.queue.finish(c.lease, state, error=error, session=s)
+            job = self.queue.finish(c.lease, state, error=error, session=s, **values)
             if refund and job.charge_ref:
                 self.credits.refund(job.owner_id, job.charge_ref, reason=error or state, session=s)
         J.emit(job, J.RUNNING, state, error=error)

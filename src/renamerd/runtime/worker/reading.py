@@ -20,7 +20,14 @@ from renamerd.engine.types import (
     UnsupportedDocument,
 )
 from renamerd.runtime.heartbeats import Heartbeat
-from renamerd.runtime.worker.batch import BatchPlans, JobContext, Plan, join_folder, result_summary
+from renamerd.runtime.worker.batch import (
+    BatchPlans,
+    JobContext,
+    Plan,
+    join_folder,
+    result_summary,
+    stays_in_place,
+)
 from renamerd.runtime.worker.filing import FilingSteps
 from renamerd.service import jobs as J
 from renamerd.storage.models import Job
@@ -108,7 +115,8 @@ class ReadingSteps(FilingSteps):
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
             custom_template=conf.custom_template, template_id=conf.template_id,
-            language=conf.language,
+            language=conf.language, below_confidence=conf.below_confidence,
+            confidence_threshold=conf.confidence_threshold,
         )
         try:
             result = self.engine(data, c.job.name, options, self.engine_config)
@@ -117,9 +125,15 @@ class ReadingSteps(FilingSteps):
         c.beat.check()
         return result
 
-    def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan:
+    def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan | str:
         """A destination for a read job: its folder (made once per batch) and a free name (not
-        one planned earlier in the batch). Raises like the connector."""
+        one planned earlier in the batch). A document the confidence policy keeps in place is
+        finished at once instead (done, nothing moved, nothing charged: returns the outcome).
+        Raises like the connector."""
+        if stays_in_place(result):
+            return self._finish(c, J.DONE, dest_path=c.job.source_path,
+                                dest_file_id=c.job.file_id,
+                                result=json.dumps(result_summary(result)))
         folder = join_folder(c.conf.target_root, result.folder_path)
         key = (c.job.connection, folder)
         if key not in batch.folders:
@@ -127,7 +141,7 @@ class ReadingSteps(FilingSteps):
         name = free_name(c.connector, folder, result.suggested_filename,
                          skip=batch.taken.get(key, ()))
         return Plan(c, folder, batch.folders[key], name, result.suggested_filename,
-                     json.dumps(result_summary(result)))
+                    json.dumps(result_summary(result)), charge=result.renamed)
 
     def _download(self, c: JobContext) -> bytes | str:
         """The file's bytes (staged in memory, or in daemon.state_dir/tmp above a few MB), or
