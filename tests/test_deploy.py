@@ -21,6 +21,11 @@ def test_systemd_unit_is_hardened() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_systemd_unit_bounds_files_and_memory() -> None:
+    unit = (DEPLOY / "renamerd.service").read_text()
+    assert "LimitNOFILE=65536" in unit and "MemoryMax=" in unit
+
+
 def test_systemd_unit_verifies(tmp_path: Path) -> None:
     unit = (DEPLOY / "renamerd.service").read_text()
     # verify needs ExecStart to exist on this machine

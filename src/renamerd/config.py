@@ -56,13 +56,37 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: a secret given in the config: `{ env = "VAR" }`, `{ file = "/path" }` (preferred), or the
+#: value itself
+SecretRef = str | dict[str, str]
+
+
+def _check_secret_ref(value: SecretRef) -> SecretRef:
+    if isinstance(value, dict) and (len(value) != 1 or not ({"env", "file"} & set(value))):
+        raise ValueError('a secret is given as { env = "VAR" } or { file = "/path" }')
+    return value
+
+
 class ServerSettings(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=1, le=65535)
     #: seconds running jobs and requests get to finish after SIGTERM
     shutdown_grace_s: float = Field(30.0, ge=0)
-    #: trust X-Forwarded-For from these proxies (uvicorn's forwarded_allow_ips)
-    forwarded_allow_ips: str = "127.0.0.1"
+    #: proxies (addresses or CIDRs) whose X-Forwarded-For / -Proto are trusted; [] = none:
+    #: the client address is always the connection's peer
+    trusted_proxies: list[str] = Field(default_factory=list)
+    #: the older, comma-separated form of trusted_proxies (both are honoured)
+    forwarded_allow_ips: str = ""
+    #: GET /metrics: "token" (Authorization: Bearer metrics_token, or an admin's API token),
+    #: "open" (no authentication: only where the port is reachable by the scraper alone), "off"
+    metrics: Literal["token", "open", "off"] = "token"
+    metrics_token: SecretRef = ""
+    #: a request's headers must arrive within this many seconds of its first byte, and its
+    #: body must not stall longer than body_idle_timeout_s between two reads: else 408
+    header_timeout_s: float = Field(10.0, gt=0)
+    body_idle_timeout_s: float = Field(20.0, gt=0)
+    #: open connections served at once; past it, new requests get 503 at once
+    max_connections: int = Field(1000, ge=1)
     #: the address people and providers reach this server at (links in invitations, OAuth
     #: callbacks; https makes the session cookie Secure); "" = http://<host>:<port>
     public_url: str = ""
@@ -74,6 +98,22 @@ class ServerSettings(_Section):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError(f"{value!r} is not an http(s) address")
         return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: list[str]) -> list[str]:
+        return _check_cidrs(value)
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _metrics_secret(cls, value: SecretRef) -> SecretRef:
+        return _check_secret_ref(value)
+
+    @property
+    def proxies(self) -> list[str]:
+        """Every trusted proxy: trusted_proxies, then forwarded_allow_ips' entries."""
+        older = [p.strip() for p in self.forwarded_allow_ips.split(",") if p.strip()]
+        return list(self.trusted_proxies) + older
 
     @property
     def base_url(self) -> str:
@@ -117,6 +157,10 @@ class CreditsSettings(_Section):
     validity_days: int = Field(365, ge=1)
     #: pending jobs at most this old are resumed automatically by a grant
     resume_max_age_days: int = Field(30, ge=0)
+    #: a credit reserved by an API request still open after this many seconds belongs to a
+    #: request whose process died: it is refunded (checked at start and every 5 minutes).
+    #: Keep it above the longest rename (engine and OCR timeouts)
+    abandoned_after_s: int = Field(900, ge=60)
 
 
 class FetchSettings(_Section):
@@ -125,6 +169,8 @@ class FetchSettings(_Section):
     connect_timeout_s: float = Field(10.0, gt=0)
     read_timeout_s: float = Field(30.0, gt=0)
     max_redirects: int = Field(5, ge=0, le=10)
+    #: the whole fetch (every redirect hop, connect and body) must finish within this
+    total_timeout_s: float = Field(40.0, gt=0)
 
     @field_validator("allow_networks")
     @classmethod
@@ -237,6 +283,9 @@ class DaemonSettings(_Section):
     state_dir: str = "./var/state"
     #: seconds between sd_notify watchdog pings (when systemd asks for them)
     watchdog_s: float = Field(10.0, gt=0)
+    #: how often the connections users made in the web app are polled (providers with a long
+    #: poll, Dropbox, see new files at once)
+    user_poll_seconds: float = Field(60.0, gt=0)
 
 
 class LoggingSettings(_Section):
@@ -249,17 +298,6 @@ class SecretsSettings(_Section):
     #: var RENAMERD_SECRETS__KEY or key_file over writing it here.
     key: str = ""
     key_file: str = ""
-
-
-#: a secret given in the config: `{ env = "VAR" }`, `{ file = "/path" }` (preferred), or the
-#: value itself
-SecretRef = str | dict[str, str]
-
-
-def _check_secret_ref(value: SecretRef) -> SecretRef:
-    if isinstance(value, dict) and (len(value) != 1 or not ({"env", "file"} & set(value))):
-        raise ValueError('a secret is given as { env = "VAR" } or { file = "/path" }')
-    return value
 
 
 class TokensSettings(_Section):
@@ -359,7 +397,11 @@ class ConnectionSettings(BaseModel):
     poll_seconds: float = Field(60, gt=0)
     recursive: bool = False
     enabled: bool = True
+    #: suggest only: each document's suggested name and folder are recorded, nothing is moved
+    dry_run: bool = False
     options: dict[str, Any] = Field(default_factory=dict)
+    #: "config" (this file) or "user" (made by its owner in the web app or the API)
+    source: Literal["config", "user"] = Field("config", exclude=True)
 
     @field_validator("strategy")
     @classmethod
@@ -409,6 +451,9 @@ class Settings(BaseSettings):
     mail: MailSettings = Field(default_factory=MailSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     connections: list[ConnectionSettings] = Field(default_factory=list)
+    #: the OAuth apps users connect their own drives with (web app, /api/v1/connections): per
+    #: provider (gdrive, dropbox, onedrive) the keys of its [connections.options]
+    providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     #: the file these settings were read from (None: embedded defaults)
     source_file: str | None = Field(default=None, exclude=True)

@@ -146,6 +146,11 @@ async def _redirect(request: Request) -> Response:
     return RedirectResponse(request.query_params["to"], status_code=302)
 
 
+async def _slow_redirect(request: Request) -> Response:
+    await asyncio.sleep(2)
+    return RedirectResponse(request.query_params["to"], status_code=302)
+
+
 async def _loop(request: Request) -> Response:
     n = int(request.query_params.get("n", "0"))
     return RedirectResponse(f"/loop?n={n + 1}", status_code=301)
@@ -184,6 +189,7 @@ async def _status(request: Request) -> Response:
 
 DOC_APP = Starlette(routes=[
     Route("/files/{name}", _doc), Route("/redirect", _redirect), Route("/loop", _loop),
+    Route("/slowredirect", _slow_redirect),
     Route("/big", _big), Route("/slow", _slow), Route("/drip", _drip), Route("/status/{code:int}", _status),
 ])
 
@@ -377,3 +383,17 @@ def test_rename_from_url_idempotency(make_api: MakeApi, docs: EmulatorServer) ->
     second = api.client.post("/api/v1/rename-from-url", headers=headers, json=body)
     assert first.json() == second.json() and second.headers["idempotent-replayed"] == "true"
     assert api.balance() == 49 and len(api.engine.calls) == 1
+
+
+def test_one_deadline_covers_every_redirect_hop(docs: EmulatorServer) -> None:
+    # each hop answers in 2 s (within its own 0.5 + 3 s), five hops: 10 s without a total
+    chain = "/slow"
+    for _ in range(4):
+        chain = f"/slowredirect?to={chain}"
+    settings = FetchSettings(allow_networks=["127.0.0.1/32"], read_timeout_s=3,
+                             connect_timeout_s=0.5, total_timeout_s=3)
+    start = time.monotonic()
+    with pytest.raises(FetchError) as info:
+        fetch(docs.url + chain, settings)
+    assert info.value.status == 502 and "redirects included" in str(info.value)
+    assert time.monotonic() - start < 4.5

@@ -44,6 +44,10 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: the bearer token that reads /metrics of servers started with write_config
+METRICS_TOKEN = "metrics-e2e-token"
+
+
 def write_config(path: Path, *, db_url: str, state: Path, connections: list[dict[str, Any]],
                  daemon: dict[str, Any] | None = None, signup: int = 50,
                  limits_storage: str = "") -> Path:
@@ -51,7 +55,8 @@ def write_config(path: Path, *, db_url: str, state: Path, connections: list[dict
         return "\n".join(f"{k} = {toml_value(v)}" for k, v in values.items())
 
     parts = [
-        f"[server]\nhost = \"127.0.0.1\"\nport = {free_port()}\nshutdown_grace_s = 10\n",
+        f"[server]\nhost = \"127.0.0.1\"\nport = {free_port()}\nshutdown_grace_s = 10\n"
+        f"metrics_token = {toml_value(METRICS_TOKEN)}\n",
         f"[database]\nurl = {toml_value(db_url)}\n",
         f"[credits]\nsignup_grant = {signup}\n",
         f"[limits]\nstorage_url = {toml_value(limits_storage)}\n",

@@ -19,7 +19,7 @@ from renamerd.service.credits import Credits
 from renamerd.storage.database import Database
 from renamerd.storage.models import CreditCharge, Job, User
 
-from .e2e import invoice_pdf, renamerd, sha, stop, wait_for, write_config
+from .e2e import METRICS_TOKEN, invoice_pdf, renamerd, sha, stop, wait_for, write_config
 
 N = 300
 
@@ -62,7 +62,9 @@ def test_sigkill_five_times_every_document_exactly_once(tmp_path: Path) -> None:
         port = tomllib.loads(config.read_text())["server"]["port"]
         base = f"http://127.0.0.1:{port}"
         wait_for(lambda: _get(f"{base}/readyz") == 200, 30, "/readyz", proc)
-        metrics = httpx.get(f"{base}/metrics").text
+        assert httpx.get(f"{base}/metrics").status_code == 401
+        metrics = httpx.get(f"{base}/metrics",
+                            headers={"Authorization": f"Bearer {METRICS_TOKEN}"}).text
         assert f'renamerd_jobs{{state="done"}} {N}.0' in metrics
         assert stop(proc) == 0  # SIGTERM: a clean exit
     finally:

@@ -16,12 +16,14 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from .consent import approved, consent_page
 from .dropbox_account import DISALLOWED_NAMES, ApiFailure, DropboxAccount, _norm, bad_input, route_error
 
 RpcHandler = Callable[[DropboxAccount, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -292,9 +294,16 @@ async def authorize_page(account: DropboxAccount, request: Request) -> Response:
         return HTMLResponse("<p>Invalid request</p>", 400)
     if q.get("code_challenge") and q.get("code_challenge_method") != "S256":
         return HTMLResponse("<p>Unsupported code_challenge_method</p>", 400)
+    redirect_uri = q.get("redirect_uri", "")
+    if redirect_uri and not approved(request):
+        return consent_page(request, "Dropbox", "access the files and folders in your Dropbox")
     code = secrets.token_urlsafe(32)
     with account.lock:
         account.codes[code] = (app_key, q.get("code_challenge", ""))
+    if redirect_uri:  # the browser flow: back to the app with the code and its state
+        sep = "&" if "?" in redirect_uri else "?"
+        return RedirectResponse(
+            f"{redirect_uri}{sep}{urlencode({'code': code, 'state': q.get('state', '')})}", 302)
     return HTMLResponse(
         f'<p>Enter this code into your app:</p><input id="code" value="{html.escape(code)}">'
     )

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from emulators.consent import approved, consent_page
 from emulators.gdrive_query import ApiError, apply_fields, invalid, not_found, parse_fields, parse_query
 from emulators.gdrive_state import FOLDER, GOOGLE_TOKEN_AUDIENCE, JWT_BEARER, DriveState, Item, Token
 
@@ -260,6 +261,8 @@ async def auth_endpoint(state: DriveState, request: Request) -> Response:
         return Response("Error 400: redirect_uri_mismatch", status_code=400)
     if qp.get("response_type") != "code" or qp.get("code_challenge_method", "S256") != "S256":
         return Response("Error 400: invalid_request", status_code=400)
+    if state.consent_page and not approved(request):
+        return consent_page(request, "Google Drive", "see, edit, create and delete your files")
     code = "4/" + secrets.token_urlsafe(24)
     with state.lock:
         state.codes[code] = {"client": qp["client_id"], "redirect_uri": redirect,

@@ -83,6 +83,9 @@ class DriveState:
     next_seq: int = 100
     tokens: dict[str, Token] = field(default_factory=dict)
     codes: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: show a consent page with an Allow button before redirecting (the browser flow);
+    #: False: redirect at once (the CLI's loopback flow, approved by the person beforehand)
+    consent_page: bool = False
     service_accounts: dict[str, Any] = field(default_factory=dict)
     scripted: list[tuple[int, str]] = field(default_factory=list)
     lost_replies: list[tuple[str, int]] = field(default_factory=list)

@@ -9,13 +9,15 @@ Wire format as AAD sends it: token responses with ``expires_in``, a rotated ``re
 7000215 for a wrong secret, ``authorization_pending`` while a device code waits). Old refresh
 tokens stay valid after rotation, as with AAD, until revoked.
 
-Not emulated: authorization-code and client-credential grants, id_token signatures (none is
+The authorization-code grant (PKCE S256) comes with a consent page (emulators/consent.py).
+Not emulated: client-credential grants, id_token signatures (none is
 issued), conditional access, claims challenges, instance discovery.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import secrets
 import threading
@@ -23,11 +25,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from emulators.consent import approved, consent_page
 
 GRAPH_SCOPE = "https://graph.microsoft.com/Files.ReadWrite.All"
 TENANT_GUID = "9188040d-6c67-4c5b-b112-36a304b66dad"
@@ -48,6 +52,7 @@ class IdentityPlatform:
         self.revoked: set[str] = set()
         self.access_tokens: dict[str, float] = {}  # token -> expiry (epoch seconds)
         self.device_codes: dict[str, dict[str, Any]] = {}
+        self.auth_codes: dict[str, dict[str, str]] = {}
         self.token_requests = 0
         self._token_failures: list[tuple[int, float | None]] = []
 
@@ -56,6 +61,7 @@ class IdentityPlatform:
             Route("/{tenant}/v2.0/.well-known/openid-configuration", self._openid, methods=["GET"]),
             Route("/{tenant}/oauth2/v2.0/token", self._token, methods=["POST"]),
             Route("/{tenant}/oauth2/v2.0/devicecode", self._devicecode, methods=["POST"]),
+            Route("/{tenant}/oauth2/v2.0/authorize", self._authorize, methods=["GET"]),
             Route("/devicelogin", self._devicelogin, methods=["GET"]),
         ]
 
@@ -185,6 +191,17 @@ class IdentityPlatform:
                     return self._aad_error(400, "invalid_grant", 9002313,
                                            "Invalid request. Request is malformed or invalid.")
                 return JSONResponse(self._mint(form["client_id"], scope))
+            if grant == "authorization_code":
+                flow = self.auth_codes.pop(form.get("code", ""), None)
+                if (flow is None or flow["client_id"] != form.get("client_id")
+                        or flow["redirect_uri"] != form.get("redirect_uri")):
+                    return self._aad_error(400, "invalid_grant", 70000,
+                                           "The provided authorization code is invalid or expired.")
+                digest = hashlib.sha256(form.get("code_verifier", "").encode()).digest()
+                if base64.urlsafe_b64encode(digest).decode().rstrip("=") != flow["challenge"]:
+                    return self._aad_error(400, "invalid_grant", 501481,
+                                           "The Code_Verifier does not match the code_challenge.")
+                return JSONResponse(self._mint(form["client_id"], scope))
             if grant in ("urn:ietf:params:oauth:grant-type:device_code", "device_code"):
                 flow = self.device_codes.get(form.get("device_code", ""))
                 if flow is None or flow["expires"] < time.time():
@@ -220,6 +237,24 @@ class IdentityPlatform:
             "message": f"To sign in, use a web browser to open the page {uri} and enter the code "
                        f"{user_code} to authenticate.",
         })
+
+    async def _authorize(self, request: Request) -> Response:
+        """The sign-in and consent page of the authorization-code flow (PKCE required)."""
+        q = request.query_params
+        with self._lock:
+            if q.get("client_id", "") not in self.clients:
+                return PlainTextResponse("AADSTS700016: Application not found", 400)
+            if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256":
+                return PlainTextResponse("AADSTS900144: PKCE (S256) is required", 400)
+        if not approved(request):
+            return consent_page(request, "Microsoft", "read and write your files (OneDrive)")
+        code = "M.C5" + secrets.token_urlsafe(24)
+        with self._lock:
+            self.auth_codes[code] = {"client_id": q["client_id"],
+                                     "redirect_uri": q.get("redirect_uri", ""),
+                                     "challenge": q.get("code_challenge", "")}
+        query = urlencode({"code": code, "state": q.get("state", "")})
+        return RedirectResponse(f"{q.get('redirect_uri', '')}?{query}", 302)
 
     async def _devicelogin(self, request: Request) -> Response:
         return PlainTextResponse("Enter code (approve through the emulator backdoor in tests)")

@@ -351,3 +351,20 @@ def test_the_example_of_the_issue_through_the_engine() -> None:
     small = rename(invoice("12.40", "04"), "scan.pdf", options)
     assert (small.folder_path, small.suggested_filename) == \
         ("Small", "2024-05-04 - ACME Ltd - 12.40.pdf")
+
+
+@pytest.mark.parametrize("text", [
+    "name it company then date, dates as DD.MM.YYYY",
+    "name it company then date as DD.MM.YYYY",
+    "Dateiname: Firma, Datum als TT.MM.JJJJ",
+])
+def test_a_date_format_does_not_eat_the_date_of_the_name(text: str) -> None:
+    rules = compile_template(text)
+    assert rules.not_understood == []
+    assert rules.fields == ["issuer", "date"] and rules.date_format == "DD.MM.YYYY"
+
+
+def test_a_lone_date_format_changes_only_the_format() -> None:
+    rules = compile_template("dates as DD.MM.YYYY")
+    assert rules.not_understood == [] and rules.date_format == "DD.MM.YYYY"
+    assert rules.describe() == ["date format: DD.MM.YYYY"]

@@ -86,3 +86,30 @@ def test_admin_page_is_for_admins_and_does_what_it_says(web: Web) -> None:
     bad = web.post("/admin/credits", {"user_id": ada.id, "amount": "-3"}, follow_redirects=True)
     assert "No credits granted" in bad.text
     assert web.post("/admin/users/usr_nobody/disable").status_code == 404
+
+
+def test_admin_deducts_credits_and_deletes_a_user_after_confirming(web: Web) -> None:
+    ada = web.user("ada@example.org")
+    root = web.user("root@example.org", admin=True)
+    web.sign_in("root@example.org")
+    page = web.get("/admin").text
+    assert "Deduct credits" in page and f"/admin/users/{ada.id}/delete" in page
+    taken = web.post("/admin/credits/deduct", {"user_id": ada.id, "amount": "5",
+                                               "reason": "purchase refunded"},
+                     follow_redirects=True)
+    assert "Deducted 5 credits from ada@example.org; 45 left" in taken.text
+    too_many = web.post("/admin/credits/deduct", {"user_id": ada.id, "amount": "999",
+                                                  "reason": "x"}, follow_redirects=True)
+    assert "No credits deducted" in too_many.text and web.accounts.credits.balance(ada.id) == 45
+    no_reason = web.post("/admin/credits/deduct", {"user_id": ada.id, "amount": "1",
+                                                   "reason": " "}, follow_redirects=True)
+    assert "needs a reason" in no_reason.text
+    confirm = web.get(f"/admin/users/{ada.id}/delete")
+    assert confirm.status_code == 200 and "cannot be undone" in confirm.text
+    assert web.post(f"/admin/users/{ada.id}/delete", csrf=False).status_code == 403
+    assert web.accounts.get_user("ada@example.org").email == "ada@example.org"
+    done = web.post(f"/admin/users/{ada.id}/delete", follow_redirects=True)
+    assert "ada@example.org is deleted" in done.text
+    assert "ada@example.org" not in web.get("/admin").text
+    refused = web.post(f"/admin/users/{root.id}/delete", follow_redirects=True)
+    assert "cannot delete yourself" in refused.text

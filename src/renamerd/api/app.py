@@ -82,6 +82,7 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
+    app.router.redirect_slashes = False  # see docs/security.md: no 307 to a client's Host
     _install_state(app, settings, database, limiter, oauth)
     app.state.fetcher = SafeFetcher(
         settings.fetch, settings.limits.max_upload_bytes, resolver=resolver,

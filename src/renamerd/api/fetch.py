@@ -14,7 +14,9 @@ For every hop (the URL and each redirect, at most `fetch.max_redirects`):
    A DNS answer that changes between check and connect cannot matter: DNS is not asked again.
 
 The body is streamed with the size limit (Content-Length first, then counted), with connect and
-read timeouts, and each hop must finish within their sum (a server dripping bytes is cut off).
+read timeouts, each hop within their sum, and the whole fetch, redirects included, within
+`fetch.total_timeout_s`
+(a server dripping bytes, or a chain of slow redirects, is cut off).
 Failures raise `FetchError` with the HTTP status the API answers.
 """
 
@@ -176,17 +178,28 @@ class SafeFetcher:
         the server), 404 (the server has no such file), 413 (over the size limit), 502 (the
         server failed, timed out or could not be reached). Safe to repeat (GET only).
         """
+        # ONE deadline for the URL and all its redirects, not one per hop
+        deadline = self.settings.total_timeout_s
+        try:
+            with anyio.fail_after(deadline):
+                return await self._follow(url)
+        except TimeoutError as err:
+            raise FetchError(
+                502, f"fetching the URL took longer than {deadline:g} s (redirects included)",
+                "FETCH_FAILED") from err
+
+    async def _follow(self, url: str) -> FetchedDocument:
         connected: list[str] = []
         current = url
         for _hop in range(self.settings.max_redirects + 1):
             parsed, address = await self.check_url(current)
-            deadline = self.settings.connect_timeout_s + self.settings.read_timeout_s
+            hop = self.settings.connect_timeout_s + self.settings.read_timeout_s
             try:
-                with anyio.fail_after(deadline):
+                with anyio.fail_after(hop):
                     response_or_next = await self._get(parsed, address, connected)
             except TimeoutError as err:
                 raise FetchError(
-                    502, f"fetching the URL took longer than {deadline:g} s", "FETCH_FAILED"
+                    502, f"fetching the URL took longer than {hop:g} s", "FETCH_FAILED"
                 ) from err
             if isinstance(response_or_next, str):
                 current = response_or_next

@@ -311,13 +311,15 @@ async def rename(
     max_bytes = request.app.state.settings.limits.max_upload_bytes
     check_content_length(request, max_bytes)
     multipart_boundary(request.headers.get("content-type", ""))
+    # the upload is read before a concurrency slot is taken: a client trickling its body
+    # holds no slot (and is cut off by server.body_idle_timeout_s)
+    upload = await read_upload(request, max_bytes)
+    try:
+        options = options_from(upload.fields)
+        data = upload.read()
+    finally:
+        upload.close()
     async with _slot(request, user):
-        upload = await read_upload(request, max_bytes)
-        try:
-            options = options_from(upload.fields)
-            data = upload.read()
-        finally:
-            upload.close()
         _check_type(request, data)
         job = _Rename(request, user, idempotency_key, request_hash(
             "rename", upload.filename, upload.sha256, _options_key(options)

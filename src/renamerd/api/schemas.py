@@ -63,34 +63,35 @@ class ExtractedInfo(BaseModel):
 
 class NotUnderstoodOut(BaseModel):
     text: str = Field(description="the clause of customTemplate, as written")
-    reason: str = Field(description="why it was not understood")
+    reason: str = Field(description="why it was not understood, in words")
 
 
 class InstructionsOut(BaseModel):
     rules: list[str] = Field(description="how customTemplate was understood, as explicit rules")
-    notUnderstood: list[str] = Field(description="parts of customTemplate that were not understood")
+    notUnderstood: list[str] = Field(description="parts of customTemplate that were not "
+                                     "understood (and were not applied, not even in part)")
     notUnderstoodReasons: list[NotUnderstoodOut] = Field(
-        default_factory=list, description="the same parts, each with the reason")
+        default_factory=list, description="each part of notUnderstood with the reason")
 
 
 class KeptOut(BaseModel):
     reason: Literal["below_confidence", "unread_fields"] = Field(
         description="below_confidence: the whole original name was kept (policy keep or "
-        "review); unread_fields: renamed, with a meaningful part of the original name standing "
+        "review); unread_fields: renamed, but a meaningful part of the original name stands "
         "where fields could not be read")
     message: str = Field(description="the same in one sentence")
-    policy: BelowConfidenceField = Field(description="the belowConfidence policy in force")
-    confidence: float = Field(ge=0, le=1)
-    threshold: float = Field(ge=0, le=1)
+    policy: BelowConfidenceField
+    confidence: float
+    threshold: float
     fields: list[str] = Field(description="the fields that could not be read")
     text: str = Field(description="the part of the original name that was kept")
 
 
 class OutputLanguageOut(BaseModel):
-    code: str = Field(description="the language the folder and name words were written in")
+    code: str = Field(description="the language the name and folders were written in")
     issuer: Literal["as_written", "translated"] = Field(
-        description="as_written: the issuer name is as in the document (always without an "
-        "LLM); translated: an LLM wrote it in the output language")
+        description="as_written: the issuer's name as in the document (the built-in engine); "
+        "translated: written in the output language by the configured LLM")
 
 
 class RenameOut(BaseModel):
@@ -104,12 +105,9 @@ class RenameOut(BaseModel):
     instructions: InstructionsOut | None = Field(
         default=None, description="present when customTemplate was given"
     )
-    renamed: bool = Field(
-        default=True, description="false when the document keeps its original name (no credit "
-        "is charged for it)")
-    kept: KeptOut | None = Field(
-        default=None, description="what of the original name was kept, and why; absent when "
-        "nothing was")
+    renamed: bool = Field(True, description="false when the document keeps its original name "
+                          "(confidence policy keep or review): no credit is charged for it")
+    kept: KeptOut | None = Field(None, description="what of the original name was kept, and why")
     outputLanguage: OutputLanguageOut | None = None
 
 
@@ -120,10 +118,12 @@ OPTION_DESCRIPTIONS = {
     "(use with templateMode custom and strategy follow_custom_prompt)",
     "templateId": "predefined template (templateMode predefined); standard = date_vendor_invoice number",
     "language": "output language; auto detects, source keeps the document's language",
-    "belowConfidence": "below confidenceThreshold: keep (the original name, left where it is), "
-    "review (the original name, folderPath Review) or rename (renamed anyway); keep and review "
-    "charge no credit",
-    "confidenceThreshold": "0..1: documents read with less confidence follow belowConfidence",
+    "belowConfidence": "what happens to a document whose confidence is below "
+    "confidenceThreshold: keep (its original name, no folder), review (its original name in "
+    "the Review folder) or rename (renamed anyway); keep and review charge no credit. "
+    f"Default: the server's [engine] below_confidence ({DEFAULT_BELOW_CONFIDENCE})",
+    "confidenceThreshold": "0 to 1; default: the server's [engine] confidence_threshold "
+    f"({DEFAULT_CONFIDENCE_THRESHOLD})",
 }
 
 
@@ -141,12 +141,9 @@ class RenameFromUrlIn(BaseModel):
     templateId: TemplateIdField | None = Field(None, description=OPTION_DESCRIPTIONS["templateId"])
     language: LanguageField = Field(DEFAULT_LANGUAGE, description=OPTION_DESCRIPTIONS["language"])
     belowConfidence: BelowConfidenceField | None = Field(
-        None, description=OPTION_DESCRIPTIONS["belowConfidence"]
-        + f" (default {DEFAULT_BELOW_CONFIDENCE})")
+        None, description=OPTION_DESCRIPTIONS["belowConfidence"])
     confidenceThreshold: float | None = Field(
-        None, ge=0, le=1, allow_inf_nan=False,
-        description=OPTION_DESCRIPTIONS["confidenceThreshold"]
-        + f" (default {DEFAULT_CONFIDENCE_THRESHOLD})")
+        None, ge=0, le=1, description=OPTION_DESCRIPTIONS["confidenceThreshold"])
 
 
 def multipart_schema() -> dict[str, Any]:
@@ -178,11 +175,9 @@ def multipart_schema() -> dict[str, Any]:
                                      "default": DEFAULT_LANGUAGE,
                                      "description": OPTION_DESCRIPTIONS["language"]},
                         "belowConfidence": {"type": "string", "enum": list(BELOW_CONFIDENCE),
-                                            "default": DEFAULT_BELOW_CONFIDENCE,
                                             "description": OPTION_DESCRIPTIONS["belowConfidence"]},
                         "confidenceThreshold": {
                             "type": "number", "minimum": 0, "maximum": 1,
-                            "default": DEFAULT_CONFIDENCE_THRESHOLD,
                             "description": OPTION_DESCRIPTIONS["confidenceThreshold"]},
                     },
                 },

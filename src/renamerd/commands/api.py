@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from types import FrameType
+from typing import Any
 
 import click
 
@@ -20,6 +22,53 @@ def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
     sys.exit(0)
 
 
+def _refund_abandoned_every(app: AppContext, seconds: float) -> None:
+    """Refund, now and every `seconds` in a background thread, the credits reserved by API
+    requests that died with their process (`renamerd run` does it in its scheduler)."""
+    import logging
+    import threading
+
+    from renamerd.service.credits import Credits, refund_abandoned
+
+    log = logging.getLogger("renamerd.api")
+
+    def loop() -> None:
+        while True:
+            try:
+                n = refund_abandoned(Credits(app.db, app.settings.credits),
+                                     app.settings.credits.abandoned_after_s)
+                if n:
+                    log.info("refunded %d credit(s) reserved by interrupted requests", n)
+            except Exception:
+                log.warning("refunding abandoned reservations failed", exc_info=True)
+            time.sleep(seconds)
+
+    threading.Thread(target=loop, name="refund-abandoned", daemon=True).start()
+
+
+def _reload_api(app: AppContext, asgi: Any) -> None:
+    """SIGHUP in `renamerd serve`: re-read the config and apply its live sections (limits,
+    engine, fetch...: runtime/reload.py) to the API; never raises."""
+    import logging
+
+    from renamerd.config import load_settings
+    from renamerd.runtime import reload as reloading
+
+    log = logging.getLogger("renamerd.reload")
+    try:
+        new = load_settings(app.loaded_from or app.config_path)
+    except Exception as err:
+        log.error("reload: the config could not be read, the running one is kept: %s", err)
+        return
+    what = reloading.plan(app.settings, new)
+    reloading.apply(app.settings, new, what)
+    asgi.state.limiter.reconfigure(app.settings.limits)
+    if "engine" in what.live:
+        asgi.state.engine_config = app.settings.engine_config()
+    for line in reloading.describe(what):
+        log.info("reload: %s", line)
+
+
 def register(cli: click.Group) -> None:
     @app_command(cli, "serve")
     @click.option("--host", default=None, help="address to listen on (default: server.host)")
@@ -28,8 +77,11 @@ def register(cli: click.Group) -> None:
         """Serve the v1 HTTP API (without the scheduler; `renamerd run` serves it too)."""
         import uvicorn
 
-        config = uvicorn_config(app, build_app(app), host, port)
+        asgi = build_app(app)
+        config = uvicorn_config(app, asgi, host, port)
         assert isinstance(config, uvicorn.Config)
+        signal.signal(signal.SIGHUP, lambda _s, _f: _reload_api(app, asgi))
+        _refund_abandoned_every(app, 300.0)
         server = uvicorn.Server(config)
         click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)
         # uvicorn re-raises SIGTERM after its graceful shutdown; end with status 0 instead

@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "renamerd.commands.connect",
     "renamerd.commands.api",
     "renamerd.commands.daemon",
+    "renamerd.commands.reload",
     "renamerd.commands.jobs",
     "renamerd.commands.rename",
     "renamerd.commands.evaluate",

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -17,13 +18,44 @@ from renamerd.commands.context import AppContext, app_command
 
 
 def _start_daemon(app: AppContext, workers: int | None, poll: bool) -> Any:
-    from renamerd.runtime.daemon import Daemon
+    from renamerd.runtime.daemon import Daemon, hold_reloads
     from renamerd.runtime.observability import setup_logging
+
+    hold_reloads()  # a SIGHUP while starting is a reload once running, not the end
 
     setup_logging(app.settings.logging)
     daemon = Daemon(app.settings, app.db, workers=workers, poll=poll)
     daemon.start()
     return daemon
+
+
+def _reloader(app: AppContext, daemon: Any, asgi: Any = None) -> Callable[[], None]:
+    """What SIGHUP does: read the config file again and apply it (runtime/reload.py); a file
+    that does not load is logged and the running config kept. Never raises."""
+    import logging
+
+    from renamerd.config import load_settings
+
+    log = logging.getLogger("renamerd.reload")
+
+    def reload() -> None:
+        source = app.loaded_from or app.config_path
+        try:
+            new = load_settings(source)
+        except Exception as err:
+            log.error("reload: %s could not be read, the running config is kept: %s",
+                      source or "the configuration", err)
+            return
+        try:
+            what = daemon.reload(new)
+            if asgi is not None:  # the API of `renamerd run` shares the settings
+                asgi.state.limiter.reconfigure(daemon.settings.limits)
+                if "engine" in what.live:
+                    asgi.state.engine_config = daemon.settings.engine_config()
+        except Exception:
+            log.exception("reload: applying the new config failed")
+
+    return reload
 
 
 @app_command(name="run")
@@ -42,7 +74,8 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
 
     settings = app.settings
     daemon = _start_daemon(app, workers, poll=True)
-    config = uvicorn_config(app, build_app(app, daemon.alive), host, port)
+    asgi = build_app(app, daemon.alive)
+    config = uvicorn_config(app, asgi, host, port)
     server = uvicorn.Server(config)
     # in a thread, uvicorn leaves the signals to us (the main thread)
     thread = threading.Thread(target=server.run, name="api", daemon=True)
@@ -56,7 +89,7 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
         server.should_exit = True
         thread.join(settings.server.shutdown_grace_s + 5)
 
-    run_until_signalled(daemon, stop_api)
+    run_until_signalled(daemon, stop_api, _reloader(app, daemon, asgi))
 
 
 def _hint_first_admin(app: AppContext) -> None:
@@ -82,7 +115,7 @@ def worker(app: AppContext, workers: int | None, poll: bool) -> None:
 
     daemon = _start_daemon(app, workers, poll)
     click.echo(f"renamerd worker {daemon.identity} running", err=True)
-    run_until_signalled(daemon)
+    run_until_signalled(daemon, on_reload=_reloader(app, daemon))
 
 
 def register(cli: click.Group) -> None:

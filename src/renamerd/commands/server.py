@@ -18,7 +18,7 @@ def build_app(app_ctx: AppContext, alive: Callable[[], bool] | None = None, **ap
     from renamerd.runtime.observability import router as ops_router
     from renamerd.web import install
 
-    app = create_app(app_ctx.settings, app_ctx.db, routers=[ops_router(app_ctx.db, alive)],
+    app = create_app(app_ctx.settings, app_ctx.db, routers=[ops_router(app_ctx.db, alive, app_ctx.settings)],
                      **api_kwargs)
     install(app, app_ctx.settings, app_ctx.db, oidc_http=api_kwargs.get("oauth_http"))
     return app
@@ -29,13 +29,20 @@ def uvicorn_config(app_ctx: AppContext, asgi_app: Any, host: str | None, port: i
     """The uvicorn.Config serving `asgi_app` for these settings (host/port overridable)."""
     import uvicorn
 
+    from renamerd.api.protocol import limit_accept_error_logs, protocol_class
+
     settings = app_ctx.settings
+    limit_accept_error_logs()
     return uvicorn.Config(
         asgi_app,
+        http=protocol_class(settings.server.header_timeout_s,
+                            settings.server.body_idle_timeout_s),
+        limit_concurrency=settings.server.max_connections,
         host=host or settings.server.host,
         port=settings.server.port if port is None else port,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.server.forwarded_allow_ips,
+        # X-Forwarded-For is believed only from the configured proxies (none by default)
+        proxy_headers=bool(settings.server.proxies),
+        forwarded_allow_ips=settings.server.proxies or None,
         timeout_graceful_shutdown=int(settings.server.shutdown_grace_s),
         log_level=settings.logging.level.lower(),
         access_log=False,

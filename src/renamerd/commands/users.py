@@ -1,4 +1,5 @@
-"""`renamerd users`: create, list, passwords, invitations, the admin flag, disable/enable."""
+"""`renamerd users`: create, list, passwords, invitations, the admin flag, disable/enable,
+delete."""
 
 from __future__ import annotations
 
@@ -129,15 +130,40 @@ def _set_disabled(app: AppContext, email: str, disabled: bool) -> User:
 @app_command(users, "disable")
 @click.argument("email")
 def users_disable(app: AppContext, email: str) -> None:
-    """Disable a user: sign-in, web sessions and API tokens are refused."""
-    click.echo(f"{_set_disabled(app, email, True).email} is disabled")
+    """Disable a user: sign-in, web sessions and API tokens are refused, their connections
+    are not polled and their queued jobs pause (until `users enable`)."""
+    click.echo(f"{_set_disabled(app, email, True).email} is disabled; their queued jobs "
+               "are paused")
 
 
 @app_command(users, "enable")
 @click.argument("email")
 def users_enable(app: AppContext, email: str) -> None:
-    """Enable a disabled user again (tokens work again; sessions stay ended)."""
+    """Enable a disabled user again (tokens work again, paused jobs resume; sessions stay
+    ended)."""
     click.echo(f"{_set_disabled(app, email, False).email} is enabled")
+
+
+@app_command(users, "delete")
+@click.argument("email")
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
+def users_delete(app: AppContext, email: str, yes: bool) -> None:
+    """Delete a user: tokens, sessions, invitations, jobs and their history go; the credit
+    ledger keeps anonymous entries. Not undoable."""
+    import sys
+
+    from renamerd.service.user_admin import UserAdmin
+
+    if not yes:
+        if not sys.stdin.isatty():
+            raise CliError("deleting an account cannot be undone: add --yes", exit_code=2)
+        click.confirm(f"Delete {email} and everything of theirs? This cannot be undone",
+                      abort=True)
+    try:
+        UserAdmin(app.db).delete(email, [c.owner for c in app.settings.connections])
+    except AccountError as err:
+        raise CliError(str(err)) from err
+    click.echo(f"{email} is deleted")
 
 
 def register(cli: click.Group) -> None:

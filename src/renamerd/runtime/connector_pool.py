@@ -10,6 +10,7 @@ from typing import Any
 
 from renamerd.config import ConnectionSettings, Settings
 from renamerd.connectors import Connector, open_connector
+from renamerd.service.connections import all_connections
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState
 
@@ -23,10 +24,25 @@ class ConnectorPool:
     def __init__(self, settings: Settings, db: Database) -> None:
         self.settings = settings
         self.db = db
-        self.by_name = {c.name: c for c in settings.connections}
+        self.by_name = {c.name: c for c in all_connections(settings, db)}
         self._local = threading.local()
         self._all: list[Connector] = []
         self._lock = threading.Lock()
+        #: bumped when a connection's settings change: cached connectors of an older one reopen
+        self._generation: dict[str, int] = {}
+
+    def reconfigure(self, connections: list[ConnectionSettings]) -> list[str]:
+        """New connection settings (a config reload). Returns the names added, removed or
+        changed; every thread's connector of such a name is reopened on its next use. Safe to
+        repeat."""
+        new = {c.name: c for c in connections}
+        with self._lock:
+            changed = sorted(n for n in set(self.by_name) | set(new)
+                             if self.by_name.get(n) != new.get(n))
+            for name in changed:
+                self._generation[name] = self._generation.get(name, 0) + 1
+            self.by_name = new
+        return changed
 
     def config(self, name: str) -> ConnectionSettings | None:
         return self.by_name.get(name)
@@ -34,11 +50,16 @@ class ConnectorPool:
     def get(self, name: str) -> Connector:
         """This thread's connector for connection `name`. Raises KeyError for an unknown
         connection, ConnectorError (ConfigError, AuthError) when it cannot be opened."""
-        cache: dict[str, Connector] = getattr(self._local, "cache", None) or {}
+        cache: dict[str, tuple[int, Connector]] = getattr(self._local, "cache", None) or {}
         self._local.cache = cache
-        if name not in cache:
-            cache[name] = self.open_new(name)
-        return cache[name]
+        generation = self._generation.get(name, 0)
+        cached = cache.get(name)
+        if cached is not None and cached[0] != generation:  # its settings changed: reopen
+            _close(cache.pop(name)[1])
+            cached = None
+        if cached is None:
+            cached = cache[name] = (generation, self.open_new(name))
+        return cached[1]
 
     def open_new(self, name: str) -> Connector:
         """A new connector for `name`, closed by `close()`. Same errors as `get`."""
@@ -83,9 +104,9 @@ class ConnectorPool:
     def drop(self, name: str) -> None:
         """Forget this thread's connector for `name` (reopened on next use)."""
         cache = getattr(self._local, "cache", {})
-        connector = cache.pop(name, None)
-        if connector is not None:
-            _close(connector)
+        cached = cache.pop(name, None)
+        if cached is not None:
+            _close(cached[1])
 
     def close(self) -> None:
         with self._lock:

@@ -23,9 +23,10 @@ from collections.abc import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from renamerd.config import Settings
+from renamerd.config import ConnectionSettings, Settings
 from renamerd.runtime import notifications
 from renamerd.runtime import observability as obs
+from renamerd.runtime import reload as reloading
 from renamerd.runtime.poller import Poller, long_polls
 from renamerd.runtime.startup import prepare_long_running
 from renamerd.runtime.systemd import sd_notify, watchdog_interval
@@ -33,11 +34,17 @@ from renamerd.runtime.worker import ConnectorPool, EngineFn, Worker
 from renamerd.runtime.worker_threads import WorkerThreads
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
+from renamerd.service.connections import all_connections
+from renamerd.service.credits import Credits, refund_abandoned
 from renamerd.service.processes import BEAT_S, ProcessRegistry
 from renamerd.storage.database import Database
 from renamerd.storage.models import utcnow
 
 log = logging.getLogger("renamerd.daemon")
+#: how often each daemon process refunds credits of interrupted API requests
+REFUND_EVERY_S = 300
+#: how often each daemon process reads the connections again (users' edits take effect)
+SYNC_S = 3.0
 
 
 class Daemon:
@@ -85,7 +92,7 @@ class Daemon:
         tell systemd READY."""
         obs.install(self.db)
         accounts = Accounts(self.db, self.settings)
-        for conf in self.settings.connections:
+        for conf in list(self.pool.by_name.values()):
             self.owners[conf.name] = accounts.ensure_user(conf.owner).id
         self.poller.reset_states()
         self._start_notifications()
@@ -100,6 +107,10 @@ class Daemon:
             self.scheduler.add_job(self._watchdog, "interval", seconds=interval, id="watchdog")
         self._beat()  # the admin's "workers alive"
         self.scheduler.add_job(self._beat, "interval", seconds=BEAT_S, id="process-beat")
+        self.scheduler.add_job(self._refund_abandoned, "interval", seconds=REFUND_EVERY_S,
+                               id="refund-abandoned", next_run_time=utcnow())
+        self.scheduler.add_job(self._sync_quietly, "interval", seconds=SYNC_S,
+                               id="sync-connections", max_instances=1, coalesce=True)
         self.scheduler.start()
         self.workers.start()
         log.info("daemon %s started: %d worker(s), polling %s", self.identity,
@@ -121,18 +132,63 @@ class Daemon:
         return (owner, conf.provider) if conf is not None and owner is not None else None
 
     def _schedule_polls(self) -> None:
-        for conf in self.settings.connections:
-            if conf.enabled and long_polls(conf):
-                t = threading.Thread(target=self.poller.loop, args=(conf,),
-                                     name=f"longpoll-{conf.name}", daemon=True)
-                t.start()
-                self._pollers.append(t)
-            elif conf.enabled:
-                self.scheduler.add_job(
-                    self.poll, "interval", seconds=conf.poll_seconds, args=[conf.name],
-                    id=f"poll:{conf.name}", max_instances=1, coalesce=True,
-                    next_run_time=utcnow(), misfire_grace_time=None,
-                )
+        for conf in list(self.pool.by_name.values()):
+            self._schedule_poll(conf)
+
+    def _schedule_poll(self, conf: ConnectionSettings) -> None:
+        if conf.enabled and long_polls(conf):  # the loop ends once `conf` is not current
+            t = threading.Thread(target=self.poller.loop, args=(conf,),
+                                 name=f"longpoll-{conf.name}", daemon=True)
+            t.start()
+            self._pollers.append(t)
+        elif conf.enabled:
+            self.scheduler.add_job(
+                self.poll, "interval", seconds=conf.poll_seconds, args=[conf.name],
+                id=f"poll:{conf.name}", max_instances=1, coalesce=True,
+                next_run_time=utcnow(), misfire_grace_time=None, replace_existing=True,
+            )
+
+    def reload(self, new: Settings) -> reloading.ReloadPlan:
+        """Apply a re-read config (runtime/reload.py says what changes live): log each change
+        and what needs a restart. Running jobs are not touched. Safe to repeat."""
+        what = reloading.plan(self.settings, new)
+        reloading.apply(self.settings, new, what)
+        if "logging" in what.live:
+            obs.setup_logging(self.settings.logging)
+        if "engine" in what.live:
+            self.worker.__dict__.pop("engine_config", None)  # rebuilt on next use
+        self.sync_connections()
+        for line in reloading.describe(what):
+            log.info("reload: %s", line)
+        return what
+
+    def sync_connections(self) -> list[str]:
+        """Bring the connections in line with the config file's and the users' (made in the
+        web app; every few seconds, so an edit takes effect within one poll on every process).
+        Returns the names added, removed or changed. Running jobs are not touched."""
+        changed = self.pool.reconfigure(all_connections(self.settings, self.db))
+        accounts = Accounts(self.db, self.settings)
+        for name in changed:
+            self.owners.pop(name, None)
+            if self.scheduler.get_job(f"poll:{name}") is not None:
+                self.scheduler.remove_job(f"poll:{name}")
+        self._pollers = [t for t in self._pollers if t.is_alive()]
+        for name in changed:
+            conf = self.pool.by_name.get(name)
+            if conf is None:
+                log.info("connection %r removed", name)
+                continue
+            log.info("connection %r added or changed", name)
+            self.owners[name] = accounts.ensure_user(conf.owner).id
+            if self.poll_enabled and not self._stopping.is_set():
+                self._schedule_poll(conf)
+        return changed
+
+    def _sync_quietly(self) -> None:
+        try:
+            self.sync_connections()
+        except Exception:
+            log.warning("reading the connections failed; trying again shortly", exc_info=True)
 
     def stop(self, grace: float | None = None) -> bool:
         """Stop polling and claiming; wait up to `grace` seconds (server.shutdown_grace_s) for
@@ -182,27 +238,59 @@ class Daemon:
         except Exception:
             log.warning("process beat failed", exc_info=True)
 
+    def _refund_abandoned(self) -> None:
+        """Refund credits reserved by API requests that died with their process (never
+        raises: the next run tries again)."""
+        try:
+            n = refund_abandoned(Credits(self.db, self.settings.credits),
+                                 self.settings.credits.abandoned_after_s)
+        except Exception:
+            log.warning("refunding abandoned reservations failed", exc_info=True)
+            return
+        if n:
+            log.info("refunded %d credit(s) reserved by requests that were interrupted", n)
+
     def _watchdog(self) -> None:
         if self.alive():
             sd_notify("WATCHDOG=1")
 
 
-def run_until_signalled(daemon: Daemon, on_stop: Callable[[], None] | None = None) -> bool:
+#: set by SIGHUP; run_until_signalled reloads when it sees it
+_reload_wanted = threading.Event()
+
+
+def hold_reloads() -> None:
+    """From now on SIGHUP asks for a reload instead of ending the process (its default); the
+    reload happens once run_until_signalled runs. Call it first thing in a long-running
+    command, from the main thread."""
+    import signal
+
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: _reload_wanted.set())
+
+
+def run_until_signalled(daemon: Daemon, on_stop: Callable[[], None] | None = None,
+                        on_reload: Callable[[], None] | None = None) -> bool:
     """Block until SIGTERM or SIGINT, then stop `daemon` within server.shutdown_grace_s and call
-    `on_stop` (e.g. stop the HTTP server). Returns whether the workers finished in time. Call it
-    from the main thread."""
+    `on_stop` (e.g. stop the HTTP server). SIGHUP calls `on_reload` (re-read the config; it
+    must not raise) and goes on. Returns whether the workers finished in time. Call it from
+    the main thread."""
     import signal
 
     stop = threading.Event()
+    reload_wanted = _reload_wanted
 
     def handler(signum: int, _frame: object) -> None:
         log.info("signal %s received", signal.Signals(signum).name)
-        stop.set()
+        (reload_wanted if signum == signal.SIGHUP else stop).set()
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {sig: signal.signal(sig, handler)
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:
-        while not stop.wait(1.0):
-            pass
+        while not stop.wait(0.2):
+            if reload_wanted.is_set():
+                reload_wanted.clear()
+                if on_reload is not None:
+                    on_reload()
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)

@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -41,7 +42,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from renamerd.config import LoggingSettings
+from renamerd.config import LoggingSettings, Settings
 from renamerd.service import jobs as J
 from renamerd.storage.database import Database
 from renamerd.storage.models import Job
@@ -253,11 +254,45 @@ def db_ready(db: Database) -> bool:
         return False
 
 
-def router(db: Database, alive: Callable[[], bool] | None = None) -> APIRouter:
+def metrics_refusal(request: Request, db: Database, settings: Settings | None
+                    ) -> JSONResponse | None:
+    """Why this request may not read /metrics (a JSON 401 or 404), or None when it may.
+    `[server] metrics`: "open" lets anyone, "off" nobody (404), "token" (the default) takes
+    `Authorization: Bearer <metrics_token>` or an admin's API token. Read-only."""
+    import hmac
+
+    from renamerd.connectors.registry import resolve_secret
+    from renamerd.service.accounts import Accounts
+
+    mode = settings.server.metrics if settings is not None else "open"
+    if mode == "open":
+        return None
+    if mode == "off":
+        return JSONResponse({"error": "not found"}, status_code=404)
+    assert settings is not None
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token:
+        expected = str(resolve_secret(settings.server.metrics_token,
+                                      key="server.metrics_token") or "")
+        if expected and hmac.compare_digest(token.encode(), expected.encode()):
+            return None
+        if token.startswith("rt_"):
+            user = Accounts(db, settings).authenticate(token)
+            if user is not None and user.is_admin:
+                return None
+    return JSONResponse({"error": "/metrics needs Authorization: Bearer <server.metrics_token "
+                                  "or an admin's API token>"}, status_code=401,
+                        headers={"WWW-Authenticate": "Bearer"})
+
+
+def router(db: Database, alive: Callable[[], bool] | None = None,
+           settings: Settings | None = None) -> APIRouter:
     """A FastAPI router with /healthz, /readyz and /metrics.
 
     `alive` reports whether this process's scheduler and workers run (None: not a daemon
-    process, only the database is checked)."""
+    process, only the database is checked). `settings` says who may read /metrics
+    (`metrics_refusal`); None: anyone (tests of the metrics themselves)."""
     install(db)
     r = APIRouter(tags=["operations"])
     started = time.time()
@@ -276,7 +311,10 @@ def router(db: Database, alive: Callable[[], bool] | None = None) -> APIRouter:
         return {"status": "ok" if ok else "unavailable", "checks": checks}
 
     @r.get("/metrics", include_in_schema=False)
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        refused = metrics_refusal(request, db, settings)
+        if refused is not None:
+            return refused
         return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
     return r

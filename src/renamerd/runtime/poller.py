@@ -23,7 +23,7 @@ from renamerd.runtime import observability as obs
 from renamerd.runtime.connector_pool import ConnectorPool, stop_connection
 from renamerd.service import jobs as J
 from renamerd.storage.database import Database
-from renamerd.storage.models import ConnectionState, utcnow
+from renamerd.storage.models import ConnectionState, User, utcnow
 
 log = logging.getLogger("renamerd.daemon")
 
@@ -73,7 +73,7 @@ class Poller:
         if self.stopping.is_set():
             return None
         conf = self.pool.config(name)
-        if conf is None:
+        if conf is None or self._owner_disabled(name):
             return None
         cursor = self._take_poll_lease(conf)
         if cursor is False:
@@ -119,6 +119,8 @@ class Poller:
         picked up at once instead of at the next scheduled poll. After a poll that did not reach
         the provider (no lease, an error), sleeps out the rest of `poll_seconds`: no busy loop."""
         while not self.stopping.is_set():
+            if self.pool.config(conf.name) != conf:  # removed or changed by a reload
+                return
             started = time.monotonic()
             if self._poll_once(conf.name) is not None:
                 # the provider was asked: its next wait blocks until news; the floor keeps a
@@ -128,6 +130,16 @@ class Poller:
             rest = conf.poll_seconds - (time.monotonic() - started)
             if rest > 0:
                 self.stopping.wait(rest)
+
+    def _owner_disabled(self, name: str) -> bool:
+        """Whether the connection's owner is disabled (`renamerd users disable`): its folders
+        are not polled until it is enabled again."""
+        owner = self.owners.get(name)
+        if owner is None:
+            return False
+        with self.db.session() as s:
+            user = s.get(User, owner)
+        return user is None or user.disabled
 
     def _take_poll_lease(self, conf: ConnectionSettings) -> str | None | bool:
         """Take or renew the poll lease; the stored cursor (None: none yet) or False when
@@ -222,7 +234,7 @@ class Poller:
                 log.debug("close failed", exc_info=True)
 
     def reset_states(self) -> None:
-        names = [c.name for c in self.settings.connections]
+        names = list(self.pool.by_name)
         with self.db.write_session() as s:
             for name in names:
                 state = self._state_for_update(s, name)
@@ -234,7 +246,7 @@ class Poller:
     def release_leases(self) -> None:
         try:
             with self.db.write_session() as s:
-                for conf in self.settings.connections:
+                for conf in list(self.pool.by_name.values()):
                     state = self._state_for_update(s, conf.name)
                     if state.poll_owner == self.identity:
                         cached = self._cursors.pop(conf.name, None)

@@ -147,8 +147,10 @@ class Accounts:
             return s.get(User, user_id)
 
     def list_users(self) -> list[User]:
+        """Every user but the tombstones of deleted ones, oldest first."""
         with self.db.session() as s:
-            return list(s.exec(select(User).order_by(col(User.created_at), col(User.email))))
+            return list(s.exec(select(User).where(~col(User.email).endswith("@deleted.invalid"))
+                               .order_by(col(User.created_at), col(User.email))))
 
     @staticmethod
     def _user_by_email(s: Session, email: str) -> User | None:

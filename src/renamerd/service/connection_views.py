@@ -19,6 +19,7 @@ WATCHING = "watching"
 PAUSED = "paused"
 NEEDS_CONSENT = "needs re-consent"
 STARTING = "waiting for the first poll"
+UNSET = "choose its folders"
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,9 @@ class ConnectionView:
     owner: str
     watch: str
     target: str
-    #: where it is declared: "config" (config.toml, read-only here)
+    #: where it is declared: "config" (config.toml, read-only here) or "user" (its owner's)
     source: str
-    #: WATCHING, PAUSED, NEEDS_CONSENT or STARTING
+    #: WATCHING, PAUSED, NEEDS_CONSENT, STARTING or UNSET
     state: str
     #: the last error in words, or None
     error: str | None
@@ -50,7 +51,9 @@ def _owner(conf: ConnectionSettings) -> str:
 
 def _view(conf: ConnectionSettings, state: ConnectionState | None) -> ConnectionView:
     error = state.error if state is not None else None
-    if not conf.enabled:
+    if not conf.watch:
+        word = UNSET
+    elif not conf.enabled:
         word = PAUSED
     elif state is not None and state.status == "stopped":
         word = NEEDS_CONSENT
@@ -60,7 +63,7 @@ def _view(conf: ConnectionSettings, state: ConnectionState | None) -> Connection
         word = WATCHING
     return ConnectionView(
         name=conf.name, provider=conf.provider, owner=_owner(conf), watch=conf.watch,
-        target=conf.target_root, source="config", state=word, error=error,
+        target=conf.target_root, source=conf.source, state=word, error=error,
         last_poll_at=state.last_poll_at if state is not None else None)
 
 
@@ -74,14 +77,20 @@ def _states(db: Database, names: list[str]) -> dict[str, ConnectionState]:
 
 
 def all_connections(settings: Settings, db: Database) -> list[ConnectionView]:
-    """Every configured connection with its state, in config order."""
-    states = _states(db, [c.name for c in settings.connections])
-    return [_view(c, states.get(c.name)) for c in settings.connections]
+    """Every connection with its state: the config file's in order, then the users'."""
+    from renamerd.service.connections import all_connections as every
+
+    confs = every(settings, db)
+    states = _states(db, [c.name for c in confs])
+    return [_view(c, states.get(c.name)) for c in confs]
 
 
 def connections_of(settings: Settings, db: Database, user: User) -> list[ConnectionView]:
-    """The user's connections (those whose owner is the user's e-mail) with their state."""
-    mine = [c for c in settings.connections if _owner(c) == user.email]
+    """The user's connections (the config file's naming the user's e-mail as owner, then
+    those the user made) with their state."""
+    from renamerd.service.connections import all_connections as every
+
+    mine = [c for c in every(settings, db, unset=True) if _owner(c) == user.email]
     states = _states(db, [c.name for c in mine])
     return [_view(c, states.get(c.name)) for c in mine]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, func, insert, or_, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
@@ -270,23 +270,26 @@ class Credits:
         return Charge(ref=ref, state=found.state, amount=found.amount)
 
     def refund(
-        self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None
+        self, user_id: str, ref: str, *, reason: str = "", session: Session | None = None,
+        only_reserved: bool = False,
     ) -> Charge | None:
         """Give the credits taken for `ref` back to the lots they came from.
 
-        Returns None when there was no charge. Idempotent: a second refund gives nothing back.
+        Returns None when there was no charge (or, with `only_reserved`, when it is no longer
+        reserved: charged meanwhile). Idempotent: a second refund gives nothing back.
         """
         if not self.enabled:
             return None
         if session is None:
             with self.db.write_session() as s:
-                return self.refund(user_id, ref, reason=reason, session=s)
+                return self.refund(user_id, ref, reason=reason, session=s,
+                                   only_reserved=only_reserved)
         self._lock_user(session, user_id)
         charge = session.exec(
             select(CreditCharge).where(CreditCharge.user_id == user_id, CreditCharge.ref == ref)
             .execution_options(populate_existing=True)
         ).first()
-        if charge is None:
+        if charge is None or (only_reserved and charge.state != "reserved"):
             return None
         if charge.state == "refunded":
             return Charge(ref=ref, state="refunded", amount=charge.amount)
@@ -336,6 +339,28 @@ _CHARGES_OF = select(CreditCharge.id, CreditCharge.ref, CreditCharge.state,
                      CreditCharge.amount).where(
     col(CreditCharge.user_id) == bindparam("u"),
     col(CreditCharge.ref).in_(bindparam("refs", expanding=True)))
+
+
+def refund_abandoned(credits: Credits, older_than_s: float,
+                     prefixes: Sequence[str] = ("req:", "idem:")) -> int:
+    """Refund reservations whose request died with its process: still `reserved`, last
+    touched over `older_than_s` seconds ago, with a ref of an API request (`prefixes`;
+    the daemon's job charges are settled by the job's own reconciliation). Returns how
+    many were refunded. Safe to repeat and to run in several processes at once: each is
+    refunded once (the state is checked again under the user's lock)."""
+    if not credits.enabled:
+        return 0
+    cutoff = credits.now() - timedelta(seconds=older_than_s)
+    with credits.db.session() as s:
+        rows = s.exec(select(CreditCharge.user_id, CreditCharge.ref).where(
+            col(CreditCharge.state) == "reserved", col(CreditCharge.updated_at) < cutoff,
+            or_(*(col(CreditCharge.ref).startswith(p) for p in prefixes)))).all()
+    refunded = 0
+    for user_id, ref in rows:
+        done = credits.refund(user_id, ref, only_reserved=True,
+                              reason="the request was interrupted (process stopped)")
+        refunded += done is not None
+    return refunded
 
 
 class _Charge(NamedTuple):

@@ -105,6 +105,9 @@ def _folder_and_name(path: str | None) -> tuple[str | None, str | None]:
 
 _REASONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^insufficient credits"), "waits for credits: the account had none left"),
+    (re.compile(r"^kept: (.*)"), "kept its name, no credit charged: {0}"),
+    (re.compile(r"^suggested: (.*)"), "suggested {0}"),
+    (re.compile(r"^paused: (.*)"), "paused: {0} (it resumes when the account is enabled)"),
     (re.compile(r"^UnsupportedDocument: (.*)"), "not a document renamerd reads: {0}"),
     (re.compile(r"^DocumentTooLarge: (.*)"), "too large to read: {0}"),
     (re.compile(r"^UnreadableDocument: (.*)"), "the document could not be read: {0}"),

@@ -126,6 +126,13 @@ class RateLimiter:
         self._slots: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
 
+    def reconfigure(self, settings: LimitsSettings) -> None:
+        """New limit values (a config reload); the counts so far are kept. The storage
+        (storage_url) is not changed: that needs a restart."""
+        self.settings = settings
+        self.burst = RateLimitItemPerMinute(settings.burst_per_minute)
+        self.daily = RateLimitItemPerHour(settings.daily_per_account, settings.daily_window_hours)
+
     @property
     def in_process(self) -> bool:
         """Whether the windows and slots live in this process's memory (no storage_url): its

@@ -151,6 +151,31 @@ class ConnectionState(SQLModel, table=True):
     error: str | None = Field(default=None, max_length=2000)
 
 
+class UserConnection(SQLModel, table=True):
+    """A folder of a user's drive watched by renamerd, made in the web app or through
+    `/api/v1/connections` (the config file's `[[connections]]` are not stored here). Its
+    refresh token is a StoredSecret under the same name; the provider's app settings come
+    from `[providers.<provider>]`."""
+
+    __tablename__ = "user_connections"
+
+    name: str = Field(primary_key=True, max_length=200)
+    owner_id: str = Field(foreign_key="users.id", index=True, max_length=40)
+    provider: str = Field(max_length=40)
+    watch: str = Field(default="", max_length=1000)
+    target: str = Field(default="", max_length=1000)
+    strategy: str = Field(default="by_date_type", max_length=40)
+    template_mode: str = Field(default="auto", max_length=20)
+    custom_template: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    language: str = Field(default="auto", max_length=10)
+    #: suggest only: each document's suggested name is recorded, nothing is moved
+    dry_run: bool = Field(default=False)
+    paused: bool = Field(default=False)
+    poll_seconds: float = 60.0
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 class Job(SQLModel, table=True):
     """One document of one connection: unique per (connection, file_id, revision)."""
 

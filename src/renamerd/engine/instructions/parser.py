@@ -85,10 +85,12 @@ def _read_pattern(clause: Clause, words: Vocab) -> PatternFound | None:
     for cue in cues:
         for m in list(clause.matches(cue)):
             clause.take(m.start(), m.end())
-    if found.date_format:  # "date as DD.MM.YYYY": the word "date" belongs to it
-        for m in list(clause.matches(words.rx("fields"))):
-            if words.fields[key(m.group(0))] == "date":
-                clause.take(m.start(), m.end())
+    naming = any(clause.matches(words.rx("name")))
+    if found.date_format and not naming:  # "dates as DD.MM.YYYY": the word "date" is its own
+        before = [m for m in clause.matches(words.rx("fields"))
+                  if words.fields[key(m.group(0))] == "date" and m.end() <= found.at]
+        if before and re.fullmatch(r"\s*(?:\w+\s+){0,3}", clause.text[before[-1].end():found.at]):
+            clause.take(before[-1].start(), before[-1].end())
     return found
 
 

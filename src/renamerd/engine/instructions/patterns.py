@@ -178,6 +178,7 @@ class PatternFound:
     parts: list[Part] | None = None
     date_format: str | None = None
     unknown: list[str] | None = None
+    at: int = 0  # where a lone date format starts in the clause
 
 
 def read_pattern(clause: Clause, words: Vocab) -> PatternFound | None:
@@ -197,7 +198,7 @@ def read_pattern(clause: Clause, words: Vocab) -> PatternFound | None:
     dates = [i for r in runs for i in r if i.kind == "date"]
     if len(dates) == 1:
         clause.take(dates[0].start, dates[0].end)
-        return PatternFound(date_format=dates[0].fmt)
+        return PatternFound(date_format=dates[0].fmt, at=dates[0].start)
     return None
 
 

@@ -23,11 +23,12 @@ URL_TIMEOUT_S = 10.0
 def check_connections(settings: Settings, db: Database) -> list[Finding]:
     """One finding per configured connection: its provider accepts the credentials (one cheap
     call, `stat_path` of the watched folder) and the connection is not stopped."""
-    if not settings.connections:
+    pool = ConnectorPool(settings, db)  # the config file's connections and the users'
+    if not pool.by_name:
+        pool.close()
         return [ok("connections", "none configured")]
-    pool = ConnectorPool(settings, db)
     try:
-        return [_check_connection(pool, db, conf) for conf in settings.connections]
+        return [_check_connection(pool, db, conf) for conf in list(pool.by_name.values())]
     finally:
         pool.close()
 

@@ -42,9 +42,9 @@ class Plan:
     name: str
     wanted: str
     summary: str
-    #: whether the move costs a credit: False when the document keeps its original name (the
-    #: confidence policy's "review": moved to the review folder, not renamed)
-    charge: bool = True
+    #: False when the engine kept the document's name (confidence policy "review", or nothing
+    #: better could be made): filed, but no credit is reserved or charged for it
+    charged: bool = True
 
 
 HasJob = TypeVar("HasJob", Plan, JobContext)

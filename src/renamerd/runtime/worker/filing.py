@@ -28,9 +28,8 @@ class FilingSteps(WorkerState):
             with self.db.write_session() as s:
                 live = self.queue.live_leases(s, [p.c.lease for p in plans])
                 refused: set[str] = set()
-                # a document that keeps its name (review) is moved, but costs nothing
                 for owner, mine in by_owner(p for p in plans
-                                            if p.c.lease.job_id in live and p.charge):
+                                            if p.c.lease.job_id in live and p.charged):
                     refused.update(self.credits.reserve_many(
                         owner, [J.charge_ref(p.c.lease.job_id) for p in mine], session=s))
                 ready = [p for p in plans if p.c.lease.job_id in live
@@ -38,7 +37,7 @@ class FilingSteps(WorkerState):
                 pending = [p for p in plans if J.charge_ref(p.c.lease.job_id) in refused]
                 self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
                     "planned_folder": p.folder, "planned_name": p.name,
-                    "charge_ref": J.charge_ref(p.c.lease.job_id) if p.charge else None,
+                    "charge_ref": J.charge_ref(p.c.lease.job_id) if p.charged else None,
                     "result": p.summary,
                 }) for p in ready])
                 self.queue.update_fenced_many(s, [(p.c.lease, p.c.job, {
@@ -121,10 +120,8 @@ class FilingSteps(WorkerState):
         J.emit_many((c.job, J.RUNNING, J.DONE, {"duration_s": now - c.job.created_at.timestamp()})
                     for c, _m in done)
 
-    def _finish(self, c: JobContext, state: str, *, error: str | None = None,
-                refund: bool = False, **values: object) -> str:
-        """Finish the job as `state` (with further Job columns `values`), refunding its charge
-        when asked, in one transaction. Raises LeaseLost."""
+    def _finish(self, c: JobContext, state: str, *, error: str | None = None, refund: bool = False,
+                **values: object) -> str:
         with self.db.write_session() as s:
             job = self.queue.finish(c.lease, state, error=error, session=s, **values)
             if refund and job.charge_ref:

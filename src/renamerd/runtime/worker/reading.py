@@ -30,6 +30,7 @@ from renamerd.runtime.worker.batch import (
 )
 from renamerd.runtime.worker.filing import FilingSteps
 from renamerd.service import jobs as J
+from renamerd.service.credits import InsufficientCredits
 from renamerd.storage.models import Job
 
 #: downloads up to this size stay in memory; larger ones are staged in daemon.state_dir/tmp
@@ -109,8 +110,9 @@ class ReadingSteps(FilingSteps):
         return data if isinstance(data, str) else (c, data)
 
     def _read(self, c: JobContext, data: bytes) -> RenameResult | str:
-        """The engine's reading of a fetched job, or the outcome (skipped) for a document that
-        will never work. Raises like the engine."""
+        """The engine's reading of a fetched job, or the outcome: skipped for a document that
+        will never work, done for one the confidence policy keeps in place (nothing moved,
+        nothing charged, no journal entry). Raises like the engine."""
         conf = c.conf
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
@@ -123,17 +125,42 @@ class ReadingSteps(FilingSteps):
         except (UnsupportedDocument, DocumentTooLarge, UnreadableDocument) as err:
             return self._finish(c, J.SKIPPED, error=f"{type(err).__name__}: {err}")
         c.beat.check()
-        return result
-
-    def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan | str:
-        """A destination for a read job: its folder (made once per batch) and a free name (not
-        one planned earlier in the batch). A document the confidence policy keeps in place is
-        finished at once instead (done, nothing moved, nothing charged: returns the outcome).
-        Raises like the connector."""
         if stays_in_place(result):
+            # the confidence policy "keep": done where it is, under its own name, for free
             return self._finish(c, J.DONE, dest_path=c.job.source_path,
                                 dest_file_id=c.job.file_id,
                                 result=json.dumps(result_summary(result)))
+        if c.conf.dry_run:
+            return self._suggest_only(c, result)
+        return result
+
+    def _suggest_only(self, c: JobContext, result: RenameResult) -> str:
+        """A dry-run connection: record the suggestion, move nothing; the suggestion costs a
+        credit, as through the API (none left: the job waits for credits)."""
+        where = join_folder(c.conf.target_root, result.folder_path).rstrip("/")
+        note = f"suggested: {where}/{result.suggested_filename} (dry run: nothing was moved)"
+        charged = result.renamed
+        with self.db.write_session() as s:
+            if charged:
+                try:
+                    self.credits.reserve(c.job.owner_id, J.charge_ref(c.lease.job_id), session=s)
+                    self.credits.commit(c.job.owner_id, J.charge_ref(c.lease.job_id), session=s)
+                except InsufficientCredits:
+                    self.queue.finish(c.lease, J.PENDING_CREDITS, error="insufficient credits",
+                                      session=s)
+                    charged = False
+                    note = ""
+            if note:
+                self.queue.finish(c.lease, J.SKIPPED, error=note, session=s,
+                                  result=json.dumps(result_summary(result)),
+                                  charge_ref=J.charge_ref(c.lease.job_id) if charged else None)
+        state = J.SKIPPED if note else J.PENDING_CREDITS
+        J.emit(c.job, J.RUNNING, state, error=note or "insufficient credits")
+        return state
+
+    def _plan(self, c: JobContext, result: RenameResult, batch: BatchPlans) -> Plan:
+        """A destination for a read job: its folder (made once per batch) and a free name (not
+        one planned earlier in the batch). Raises like the connector."""
         folder = join_folder(c.conf.target_root, result.folder_path)
         key = (c.job.connection, folder)
         if key not in batch.folders:
@@ -141,7 +168,7 @@ class ReadingSteps(FilingSteps):
         name = free_name(c.connector, folder, result.suggested_filename,
                          skip=batch.taken.get(key, ()))
         return Plan(c, folder, batch.folders[key], name, result.suggested_filename,
-                    json.dumps(result_summary(result)), charge=result.renamed)
+                    json.dumps(result_summary(result)), charged=result.renamed)
 
     def _download(self, c: JobContext) -> bytes | str:
         """The file's bytes (staged in memory, or in daemon.state_dir/tmp above a few MB), or

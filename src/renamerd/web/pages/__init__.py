@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from renamerd.web.pages import admin, auth, connections, jobs, oidc, overview, team, tokens
+from renamerd.web.pages import (
+    admin,
+    auth,
+    connect,
+    connections,
+    jobs,
+    oidc,
+    overview,
+    team,
+    tokens,
+)
 
 ROUTERS: list[APIRouter] = [
-    auth.router, oidc.router, overview.router, jobs.router, connections.router, tokens.router, team.router,
-    admin.router,
+    auth.router, oidc.router, overview.router, jobs.router, connect.router, connections.router,
+    tokens.router, team.router, admin.router,
 ]

@@ -118,3 +118,45 @@ def grant(request: Request, user_id: str = Form(""), amount: str = Form(""),
         message = str(err) if isinstance(err, CreditsError) else "give whole numbers"
         return redirect(request, "/admin", f"No credits granted: {message}.", "error")
     return redirect(request, "/admin", f"Granted {count} credits to {user.email}.")
+
+
+@router.post("/admin/credits/deduct")
+def deduct_credits(request: Request, user_id: str = Form(""), amount: str = Form(""),
+                   reason: str = Form(""), me: SignedIn | None = Depends(checked)) -> Response:
+    """Take credits back (a refunded purchase); never below zero, the reason in the ledger."""
+    from renamerd.service.deductions import deduct
+
+    _admin(me)
+    user = _user(request, user_id)
+    try:
+        left = deduct(web_state(request).credits, user.id, int(amount),
+                      reason=reason.strip()[:500])
+    except (ValueError, CreditsError) as err:
+        message = str(err) if isinstance(err, CreditsError) else "give a whole number"
+        return redirect(request, "/admin", f"No credits deducted: {message}.", "error")
+    return redirect(request, "/admin", f"Deducted {amount} credits from {user.email}; "
+                                       f"{left} left.")
+
+
+@router.get("/admin/users/{user_id}/delete")
+def confirm_delete(request: Request, user_id: str, me: SignedIn = Depends(require_admin)
+                   ) -> Response:
+    """The confirmation step of deleting a user."""
+    user = _user(request, user_id)
+    return page(request, "admin_delete.html", title="Delete a user", target=user)
+
+
+@router.post("/admin/users/{user_id}/delete")
+def delete_user(request: Request, user_id: str, me: SignedIn | None = Depends(checked)
+                ) -> Response:
+    me = _admin(me)
+    user = _user(request, user_id)
+    if user.id == me.user.id:
+        return redirect(request, "/admin", "You cannot delete yourself.", "error")
+    state = web_state(request)
+    try:
+        state.users.delete(user.email, [c.owner for c in state.settings.connections])
+    except AccountError as err:
+        return redirect(request, "/admin", f"{user.email} was not deleted: {err}.", "error")
+    return redirect(request, "/admin", f"{user.email} is deleted: their tokens, sessions and "
+                                      "jobs are gone; the credit ledger keeps anonymous entries.")

@@ -1,25 +1,115 @@
-"""The Connections page: the user's watched folders and drives, read-only.
-
-(The connections of the web app itself, made through each provider's consent flow, replace
-this page; config.toml's connections stay read-only there.)
-"""
+"""The Connections page: the user's watched folders and drives. Those of the config file are
+shown read-only; the user's own (made with **Connect Google Drive** / **Dropbox** / **OneDrive**,
+web/pages/connect.py) are edited in their settings form (Watch folder, Target folder, Strategy,
+Output language, Instructions, Dry run, Paused), paused, reconnected and deleted here. Another
+user's connection is a 404 and nothing changes."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
+from renamerd.engine.types import LANGUAGES, STRATEGIES
 from renamerd.service.connection_views import connections_of
+from renamerd.service.connections import (
+    PROVIDER_NAMES,
+    WEB_PROVIDERS,
+    ConnectionNotFound,
+    Connections,
+    Fields,
+    InvalidConnection,
+)
 from renamerd.service.web_sessions import SignedIn
-from renamerd.web.render import page
-from renamerd.web.security import require_user
+from renamerd.storage.models import UserConnection
+from renamerd.web.errors import not_found
+from renamerd.web.render import page, redirect
+from renamerd.web.security import SignInRequired, checked, require_user
 from renamerd.web.state import web_state
 
 router = APIRouter(include_in_schema=False)
+
+
+def _store(request: Request) -> Connections:
+    state = web_state(request)
+    return Connections(state.db, state.settings)
+
+
+def providers(request: Request) -> list[dict[str, str]]:
+    """The providers the admin configured for browser connects, with their button words."""
+    configured = web_state(request).settings.providers
+    return [{"id": p, "name": PROVIDER_NAMES[p]} for p in WEB_PROVIDERS if p in configured]
 
 
 @router.get("/connections")
 def connections(request: Request, me: SignedIn = Depends(require_user)) -> Response:
     state = web_state(request)
     return page(request, "connections.html", title="Connections",
-                connections=connections_of(state.settings, state.db, me.user))
+                connections=connections_of(state.settings, state.db, me.user),
+                providers=providers(request), names=PROVIDER_NAMES)
+
+
+def _mine(request: Request, me: SignedIn, name: str) -> UserConnection:
+    try:
+        return _store(request).get(me.user.id, name)
+    except ConnectionNotFound:
+        raise not_found("connection") from None
+
+
+def _form_page(request: Request, row: UserConnection, *, error: str = "",
+               values: dict[str, Any] | None = None, status: int = 200) -> Response:
+    shown = {key: getattr(row, key) for key in ("watch", "target", "strategy", "language",
+                                                 "custom_template", "dry_run", "paused")}
+    shown.update(values or {})
+    return page(request, "connection.html", status=status, title=f"Connection {row.name}",
+                row=row, values=shown, error=error, strategies=STRATEGIES, languages=LANGUAGES,
+                provider_name=PROVIDER_NAMES.get(row.provider, row.provider))
+
+
+@router.get("/connections/{name}")
+def settings_form(request: Request, name: str, me: SignedIn = Depends(require_user)
+                  ) -> Response:
+    return _form_page(request, _mine(request, me, name))
+
+
+@router.post("/connections/{name}")
+async def save(request: Request, name: str, me: SignedIn | None = Depends(checked)
+               ) -> Response:
+    """Save the settings form; the daemon takes them within one poll."""
+    if me is None:
+        raise SignInRequired(f"/connections/{name}")
+    form = await request.form()
+    values: dict[str, Any] = {
+        "watch": str(form.get("watch", "")), "target": str(form.get("target", "")),
+        "strategy": str(form.get("strategy", "")), "language": str(form.get("language", "")),
+        "custom_template": str(form.get("custom_template", "")),
+        "dry_run": form.get("dry_run") == "on", "paused": form.get("paused") == "on"}
+    values["template_mode"] = "custom" if values["custom_template"].strip() else "auto"
+    return await _save(request, me, name, values)
+
+
+async def _save(request: Request, me: SignedIn, name: str, values: dict[str, Any]
+                ) -> Response:
+    import anyio
+
+    def run() -> Response:
+        row = _mine(request, me, name)
+        try:
+            _store(request).update(me.user.id, name, Fields.check(values))
+        except InvalidConnection as err:
+            return _form_page(request, row, error=str(err), values=values, status=400)
+        return redirect(request, "/connections",
+                        f"Saved: {name} takes the new settings within one poll.")
+
+    return await anyio.to_thread.run_sync(run)
+
+
+@router.post("/connections/{name}/delete")
+def delete(request: Request, name: str, me: SignedIn | None = Depends(checked)) -> Response:
+    """Delete the connection and its stored sign-in; its jobs' history stays."""
+    if me is None:
+        raise SignInRequired("/connections")
+    _mine(request, me, name)
+    _store(request).delete(me.user.id, name)
+    return redirect(request, "/connections", f"{name} is deleted; renamerd no longer watches it.")

@@ -1,0 +1,199 @@
+"""Connections users make themselves (the web app's Connections page, `/api/v1/connections`).
+
+The config file's `[[connections]]` stay as they are, read-only for users; these are rows of
+`user_connections`, each owned by one user, each with its refresh token stored encrypted under
+its name (service/secrets.py) and its provider's app settings from `[providers.<provider>]`.
+`all_connections` gives the daemon both kinds as `ConnectionSettings`; every daemon process reads
+them again every few seconds (runtime/daemon.py), so a change takes effect within one poll,
+without a restart, on every process sharing the database.
+
+Every method takes the acting user's id: another user's connection is `ConnectionNotFound`,
+exactly as one that does not exist, and nothing changes.
+"""
+
+from __future__ import annotations
+
+import secrets as random
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import col, delete, select
+
+from renamerd.config import ConnectionSettings, Settings
+from renamerd.engine.types import LANGUAGES, STRATEGIES, TEMPLATE_MODES
+from renamerd.storage.database import Database
+from renamerd.storage.models import ConnectionState, StoredSecret, User, UserConnection, utcnow
+
+#: providers a user can connect through the browser (each needs `[providers.<name>]`)
+WEB_PROVIDERS = ("gdrive", "dropbox", "onedrive")
+PROVIDER_NAMES = {"gdrive": "Google Drive", "dropbox": "Dropbox", "onedrive": "OneDrive",
+                  "memory": "Memory drive (tests)"}
+EDITABLE = ("watch", "target", "strategy", "template_mode", "custom_template", "language",
+            "dry_run", "paused")
+
+
+class ConnectionsError(Exception):
+    """A connection request that cannot be done; the message says why, for people."""
+
+
+class ConnectionNotFound(ConnectionsError):
+    """No such connection of this user (it may be another user's)."""
+
+
+class InvalidConnection(ConnectionsError):
+    """A field value that is not allowed (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class Fields:
+    """The settings a user edits, checked. Build with `Fields.check(mapping)`."""
+
+    values: dict[str, Any]
+
+    @staticmethod
+    def check(data: dict[str, Any]) -> Fields:
+        """Only the editable keys, each checked and normalised. Raises InvalidConnection."""
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in EDITABLE:
+                raise InvalidConnection(f"{key}: not a connection setting "
+                                        f"(settings: {', '.join(EDITABLE)})")
+            out[key] = _checked(key, value)
+        return Fields(out)
+
+
+def _checked(key: str, value: Any) -> Any:
+    if key in ("dry_run", "paused"):
+        if not isinstance(value, bool):
+            raise InvalidConnection(f"{key}: true or false")
+        return value
+    if value is None and key == "custom_template":
+        return None
+    if not isinstance(value, str):
+        raise InvalidConnection(f"{key}: text expected")
+    value = value.strip()
+    allowed = {"strategy": STRATEGIES, "template_mode": TEMPLATE_MODES, "language": LANGUAGES}
+    if key in allowed and value not in allowed[key]:
+        raise InvalidConnection(f"{key}: {value!r} is not one of {', '.join(allowed[key])}")
+    if key in ("watch", "target"):
+        if len(value) > 1000 or any(ord(ch) < 32 for ch in value):
+            raise InvalidConnection(f"{key}: a folder path of at most 1000 characters")
+        if value and not value.startswith("/"):
+            value = "/" + value
+        if key == "watch" and not value:
+            raise InvalidConnection("watch: the folder to watch is required")
+    if key == "custom_template":
+        if len(value) > 65536:
+            raise InvalidConnection("custom_template: at most 64 KiB")
+        return value or None
+    return value
+
+
+class Connections:
+    """The user connections of one database. Each method is one transaction."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.settings = settings
+
+    def list_of(self, user_id: str) -> list[UserConnection]:
+        """The user's connections, oldest first. Read-only."""
+        with self.db.session() as s:
+            return list(s.exec(select(UserConnection).where(
+                UserConnection.owner_id == user_id).order_by(col(UserConnection.created_at))))
+
+    def get(self, user_id: str, name: str) -> UserConnection:
+        """The user's connection `name`. Raises ConnectionNotFound (also for another user's)."""
+        with self.db.session() as s:
+            row = s.get(UserConnection, name) if len(name) <= 200 else None
+        if row is None or row.owner_id != user_id:
+            raise ConnectionNotFound(f"no connection {name!r}")
+        return row
+
+    def create(self, user_id: str, provider: str, fields: Fields) -> UserConnection:
+        """A new connection of the user's, named after its provider ("gdrive-3f9a2c").
+        Raises InvalidConnection (provider not configured, watch folder missing). Not
+        idempotent: each call makes another."""
+        if provider not in self.settings.providers:
+            raise InvalidConnection(f"provider: {provider!r} is not configured here "
+                                    f"(configured: {', '.join(self.settings.providers) or 'none'})")
+        values = {"strategy": "by_date_type", **fields.values}
+        if "watch" not in values:
+            raise InvalidConnection("watch: the folder to watch is required")
+        taken = {c.name for c in self.settings.connections}
+        with self.db.write_session() as s:
+            name = f"{provider}-{random.token_hex(3)}"
+            while name in taken or s.get(UserConnection, name) is not None:
+                name = f"{provider}-{random.token_hex(3)}"
+            row = UserConnection(name=name, owner_id=user_id, provider=provider, **values)
+            s.add(row)
+            return row
+
+    def create_unset(self, user_id: str, provider: str) -> UserConnection:
+        """A new connection just signed in, with no folders yet: not polled until its watch
+        folder is saved (the person chooses it next). Raises InvalidConnection."""
+        if provider not in self.settings.providers:
+            raise InvalidConnection(f"provider: {provider!r} is not configured here")
+        taken = {c.name for c in self.settings.connections}
+        with self.db.write_session() as s:
+            name = f"{provider}-{random.token_hex(3)}"
+            while name in taken or s.get(UserConnection, name) is not None:
+                name = f"{provider}-{random.token_hex(3)}"
+            row = UserConnection(name=name, owner_id=user_id, provider=provider, watch="")
+            s.add(row)
+            return row
+
+    def update(self, user_id: str, name: str, fields: Fields) -> UserConnection:
+        """Change the given settings. Raises ConnectionNotFound. Safe to repeat."""
+        with self.db.write_session() as s:
+            row = s.get(UserConnection, name)
+            if row is None or row.owner_id != user_id:
+                raise ConnectionNotFound(f"no connection {name!r}")
+            for key, value in fields.values.items():
+                setattr(row, key, value)
+            row.updated_at = utcnow()
+            s.add(row)
+            return row
+
+    def delete(self, user_id: str, name: str) -> None:
+        """Delete the connection, its stored refresh token and its poll state; its jobs'
+        history stays readable. Raises ConnectionNotFound (so not safe to repeat)."""
+        self.get(user_id, name)
+        with self.db.write_session() as s:
+            s.exec(delete(StoredSecret).where(col(StoredSecret.connection) == name))  # type: ignore[call-overload]
+            s.exec(delete(ConnectionState).where(col(ConnectionState.name) == name))  # type: ignore[call-overload]
+            s.exec(delete(UserConnection).where(col(UserConnection.name) == name))  # type: ignore[call-overload]
+
+    def delete_all_of(self, user_id: str) -> int:
+        """Delete every connection of the user (account deletion). Returns how many."""
+        rows = self.list_of(user_id)
+        for row in rows:
+            self.delete(user_id, row.name)
+        return len(rows)
+
+
+def as_settings(row: UserConnection, owner_email: str, settings: Settings) -> ConnectionSettings:
+    """The daemon's view of a user connection: its provider's app options, paused as not
+    enabled."""
+    return ConnectionSettings(
+        name=row.name, provider=row.provider, owner=owner_email, watch=row.watch,
+        target=row.target, strategy=row.strategy, template_mode=row.template_mode,
+        custom_template=row.custom_template, language=row.language,
+        poll_seconds=settings.daemon.user_poll_seconds, enabled=not row.paused,
+        dry_run=row.dry_run,
+        options=dict(settings.providers.get(row.provider, {})), source="user")
+
+
+def all_connections(settings: Settings, db: Database, *, unset: bool = False
+                    ) -> list[ConnectionSettings]:
+    """The config file's connections, then the users' (those whose owner is disabled are
+    left out; a provider no longer configured too; with `unset`, also those whose folders
+    were not chosen yet, which the daemon does not see). Read-only."""
+    with db.session() as s:
+        rows = s.exec(select(UserConnection, User).where(
+            col(UserConnection.owner_id) == col(User.id))).all()
+    out = list(settings.connections)
+    for row, user in rows:
+        if not user.disabled and row.provider in settings.providers and (row.watch or unset):
+            out.append(as_settings(row, user.email, settings))
+    return out

@@ -1,0 +1,48 @@
+"""The Admin page in a real browser: disable and enable a user, deduct credits with a reason,
+delete a user after the confirmation step. Saves var/screenshots/admin.png."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits
+from web.conftest import Live, sign_in_page
+from web.test_browser import shot
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
+
+def test_the_admin_page_as_an_admin_uses_it(make_live: Callable[..., Live],
+                                            new_page: Callable[[], Any]) -> None:
+    live = make_live(daemon=False)
+    live.user("root@example.org", admin=True)
+    bob = live.user("bob@example.org")
+    page = sign_in_page(new_page(), live.url, "root@example.org")
+    page.get_by_role("link", name="Admin").click()
+    row = page.locator("tbody tr", has_text="bob@example.org")
+    row.get_by_role("button", name="Disable").click()
+    expect(page.get_by_text("bob@example.org is disabled")).to_be_visible()
+    assert Accounts(live.db).get_user("bob@example.org").disabled
+    page.locator("tbody tr", has_text="bob@example.org").get_by_role(
+        "button", name="Enable").click()
+    expect(page.get_by_text("bob@example.org is enabled again")).to_be_visible()
+
+    page.get_by_label("From").select_option(label="bob@example.org")
+    page.get_by_label("Credits to deduct").fill("7")
+    page.get_by_label("Reason for the deduction").fill("purchase refunded")
+    page.get_by_role("button", name="Deduct credits").click()
+    expect(page.get_by_text("Deducted 7 credits from bob@example.org; 43 left")).to_be_visible()
+    assert Credits(live.db).balance(bob.id) == 43
+    shot(page, "admin")
+
+    page.locator("tbody tr", has_text="bob@example.org").get_by_role(
+        "link", name="Delete").click()
+    expect(page.get_by_role("heading", name="Delete bob@example.org?")).to_be_visible()
+    page.get_by_role("button", name="Delete bob@example.org").click()
+    expect(page.get_by_text("bob@example.org is deleted")).to_be_visible()
+    expect(page.locator("tbody tr", has_text="bob@example.org")).to_have_count(0)
