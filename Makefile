@@ -17,6 +17,9 @@ venv: $(STAMP)
 run: $(STAMP)
 	@scripts/system-deps run
 	@mkdir -p var/inbox var/library
+	@test -f var/secrets.key || { umask 077; $(PY) -c "from cryptography.fernet import Fernet; \
+	  print(Fernet.generate_key().decode())" > var/secrets.key; \
+	  echo "renamerd: made the secrets key var/secrets.key (it encrypts stored drive sign-ins)"; }
 	@test -f config.toml && cfg=config.toml || cfg=config.example.toml; \
 	  echo "renamerd: using $$cfg"; exec $(VENV)/bin/renamerd --config $$cfg run
 

@@ -42,11 +42,15 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_a_fresh_make_run_is_all_green(tmp_path: Path, capsys, monkeypatch) -> None:
-    """As `make run` does it: config.example.toml from the folder it sits in, var/inbox and
-    var/library made, `renamerd run` started; then doctor, from another folder."""
+    """As `make run` does it: config.example.toml from the folder it sits in, var/inbox,
+    var/library and the secrets key var/secrets.key made, `renamerd run` started; then doctor,
+    from another folder."""
     shutil.copy(REPO / "config.example.toml", tmp_path / "config.example.toml")
     (tmp_path / "var" / "inbox").mkdir(parents=True)
     (tmp_path / "var" / "library").mkdir()
+    from cryptography.fernet import Fernet  # the key `make run` makes
+
+    (tmp_path / "var" / "secrets.key").write_text(Fernet.generate_key().decode() + "\n")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RENAMERD_")}
     daemon = subprocess.Popen(

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 
 from renamerd.api.auth import RateLimitHeaders
+from renamerd.api.connections import router as connections_router
 from renamerd.api.docs import add_bearer_scheme, install_docs
 from renamerd.api.errors import install_handlers
 from renamerd.api.fetch import Resolver, SafeFetcher
@@ -92,10 +93,8 @@ def create_app(
     app.state.rename_fn = rename_fn
     install_handlers(app)
     install_docs(app)
-    app.include_router(v1_router)
-    app.include_router(jobs_router)
-    for extra in routers:
-        app.include_router(extra)
+    for router in (v1_router, jobs_router, connections_router, *routers):
+        app.include_router(router)
     app.add_middleware(RateLimitHeaders, limiter=limiter)
     _describe_errors_truthfully(app)
     return app

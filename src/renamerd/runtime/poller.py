@@ -73,7 +73,7 @@ class Poller:
         if self.stopping.is_set():
             return None
         conf = self.pool.config(name)
-        if conf is None or self._owner_disabled(name):
+        if conf is None or not conf.enabled or self._owner_disabled(name):
             return None
         cursor = self._take_poll_lease(conf)
         if cursor is False:

@@ -1,0 +1,79 @@
+"""/api/v1/connections: the owner's connections as JSON (list, create, change, delete), the
+config file's read-only, another user's 404 with nothing changed, bad input 400."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cryptography.fernet import Fernet
+
+from api.conftest import MakeApi
+from api.test_account import assert_error
+from renamerd.config import ConnectionSettings
+from renamerd.service import secrets as secrets_store
+from renamerd.service.connections import all_connections
+
+PROVIDERS = {"gdrive": {"client_id": "c", "client_secret": "s"}}
+
+
+def _api(make_api: MakeApi) -> Any:
+    api = make_api()
+    api.settings.providers = PROVIDERS
+    api.settings.secrets.key = Fernet.generate_key().decode()
+    api.settings.connections = [ConnectionSettings(
+        name="office", provider="local", owner=api.accounts.get_user_by_id(api.user_id).email,
+        watch="/srv/in")]
+    return api
+
+
+def test_create_change_list_delete(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    r = api.client.post("/api/v1/connections", headers=api.auth, json={
+        "provider": "gdrive", "watch": "Scans", "target": "/Documents",
+        "strategy": "by_date", "language": "fr", "refreshToken": "1//secret-token"})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    name = made["name"]
+    assert made["source"] == "user" and made["watch"] == "/Scans" and made["language"] == "fr"
+    assert "secret-token" not in r.text and made["connectUrl"].endswith(f"connection={name}")
+    assert secrets_store.load_refresh_token(api.db, api.settings, name) == "1//secret-token"
+    daemon_view = {c.name: c for c in all_connections(api.settings, api.db)}
+    assert daemon_view[name].options == PROVIDERS["gdrive"] and daemon_view[name].enabled
+    r = api.client.patch(f"/api/v1/connections/{name}", headers=api.auth,
+                         json={"paused": True, "instructions": "name it company then date"})
+    assert r.status_code == 200 and r.json()["paused"] is True
+    assert not {c.name: c for c in all_connections(api.settings, api.db)}[name].enabled
+    listed = api.client.get("/api/v1/connections", headers=api.auth).json()
+    assert [(c["name"], c["source"]) for c in listed] == [("office", "config"), (name, "user")]
+    assert api.client.delete(f"/api/v1/connections/{name}", headers=api.auth).status_code == 204
+    assert secrets_store.load_refresh_token(api.db, api.settings, name) is None
+    assert_error(api.client.get(f"/api/v1/connections/{name}", headers=api.auth), 404)
+
+
+def test_another_users_and_the_config_files_are_404(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    other = make_api()
+    r = api.client.post("/api/v1/connections", headers=api.auth,
+                        json={"provider": "gdrive", "watch": "/In"})
+    name = r.json()["name"]
+    for method, body in (("get", None), ("patch", {"paused": True}), ("delete", None)):
+        resp = other.client.request(method.upper(), f"/api/v1/connections/{name}",
+                                    headers=other.auth, json=body)
+        assert_error(resp, 404)
+    assert api.client.get(f"/api/v1/connections/{name}", headers=api.auth).json()["paused"] \
+        is False
+    assert_error(api.client.patch("/api/v1/connections/office", headers=api.auth,
+                                  json={"paused": True}), 404)
+
+
+def test_bad_input_is_400(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    cases = [{"provider": "ftp", "watch": "/x"}, {"provider": "gdrive"},
+             {"provider": "gdrive", "watch": "/x", "strategy": "by_mood"},
+             {"provider": "gdrive", "watch": "/x", "language": "xx"},
+             {"provider": "gdrive", "watch": "/x\ty"}]
+    for body in cases:
+        r = api.client.post("/api/v1/connections", headers=api.auth, json=body)
+        assert r.status_code in (400, 422), (body, r.text)
+        assert "error" in r.json(), body
+    assert api.client.get("/api/v1/connections", headers=api.auth).json()[1:] == []
