@@ -58,7 +58,7 @@ def test_delete_keeps_only_the_anonymous_books(rig: Rig) -> None:
     assert rig.run_all() == [J.DONE]
     other = accounts.create_user("other@example.com", "Other")
     with pytest.raises(AccountError, match="owns connections in the config"):
-        UserAdmin(rig.db).delete(rig.owner.email, ["Owner@Example.com"])
+        UserAdmin(rig.db).delete(rig.owner.email, rig.settings)
     tomb = UserAdmin(rig.db).delete(rig.owner.email)
     assert is_deleted(tomb) and tomb.name == "" and tomb.disabled
     assert accounts.authenticate(token) is None

@@ -286,6 +286,19 @@ async def token(account: DropboxAccount, request: Request) -> Response:
     )
 
 
+async def revoke_token(account: DropboxAccount, request: Request) -> Response:
+    """/2/auth/token/revoke: the access token of the call, and the refresh token it came from,
+    stop working (no body, as Dropbox takes it)."""
+    try:
+        access = authorize(account, request)
+    except ApiFailure as failure:
+        return failure.response()
+    with account.lock:
+        refresh = account.access_tokens[access][0]
+    account.revoke(refresh)
+    return JSONResponse(None)
+
+
 async def authorize_page(account: DropboxAccount, request: Request) -> Response:
     """The consent page, approved at once: shows the code to paste, as Dropbox does."""
     q = request.query_params
@@ -322,6 +335,7 @@ def create_app(account: DropboxAccount) -> Starlette:
         rpc(account, "files/delete_v2", delete),
         Route("/2/files/download", endpoint_for(account, download), methods=["POST", "GET"]),
         Route("/oauth2/token", endpoint_for(account, token), methods=["POST"]),
+        Route("/2/auth/token/revoke", endpoint_for(account, revoke_token), methods=["POST"]),
         Route("/oauth2/authorize", endpoint_for(account, authorize_page), methods=["GET"]),
     ]
     return Starlette(routes=routes)

@@ -271,6 +271,18 @@ async def auth_endpoint(state: DriveState, request: Request) -> Response:
     return RedirectResponse(f"{redirect}?{query}", status_code=302)
 
 
+async def revoke_endpoint(state: DriveState, request: Request) -> Response:
+    """oauth2.googleapis.com/revoke: the token (refresh or access) and what came from it."""
+    form = await request.form()
+    token = str(form.get("token", "") or request.query_params.get("token", ""))
+    with state.lock:
+        known = token in state.tokens
+    if not known:
+        return _oauth_error("invalid_token", "Token expired or revoked")
+    state.revoke(token)
+    return JSONResponse({})
+
+
 async def token_endpoint(state: DriveState, request: Request) -> Response:
     form = await request.form()
     grant = str(form.get("grant_type", ""))
@@ -339,5 +351,6 @@ def build_app(state: DriveState) -> Starlette:
         Route(f"{base}/changes", drive_api(state, list_changes), methods=["GET"]),
         Route("/o/oauth2/auth", endpoint_for(state, auth_endpoint), methods=["GET"]),
         Route("/token", endpoint_for(state, token_endpoint), methods=["POST"]),
+        Route("/revoke", endpoint_for(state, revoke_endpoint), methods=["POST"]),
     ]
     return Starlette(routes=routes)

@@ -160,7 +160,7 @@ def users_delete(app: AppContext, email: str, yes: bool) -> None:
         click.confirm(f"Delete {email} and everything of theirs? This cannot be undone",
                       abort=True)
     try:
-        UserAdmin(app.db).delete(email, [c.owner for c in app.settings.connections])
+        UserAdmin(app.db).delete(email, app.settings)
     except AccountError as err:
         raise CliError(str(err)) from err
     click.echo(f"{email} is deleted")

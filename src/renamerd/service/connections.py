@@ -13,6 +13,7 @@ exactly as one that does not exist, and nothing changes.
 
 from __future__ import annotations
 
+import logging
 import secrets as random
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES, TEMPL
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState, StoredSecret, User, UserConnection, utcnow
 
+log = logging.getLogger("renamerd.connections")
 #: providers a user can connect through the browser (each needs `[providers.<name>]`)
 WEB_PROVIDERS = ("gdrive", "dropbox", "onedrive")
 PROVIDER_NAMES = {"gdrive": "Google Drive", "dropbox": "Dropbox", "onedrive": "OneDrive",
@@ -177,13 +179,36 @@ class Connections:
             return row
 
     def delete(self, user_id: str, name: str) -> None:
-        """Delete the connection, its stored refresh token and its poll state; its jobs'
-        history stays readable. Raises ConnectionNotFound (so not safe to repeat)."""
-        self.get(user_id, name)
+        """Delete the connection, its stored refresh token (revoked at the provider first,
+        where it allows: `revoke`) and its poll state; its jobs' history stays readable.
+        Raises ConnectionNotFound (so not safe to repeat)."""
+        self.revoke(self.get(user_id, name))
         with self.db.write_session() as s:
             s.exec(delete(StoredSecret).where(col(StoredSecret.connection) == name))  # type: ignore[call-overload]
             s.exec(delete(ConnectionState).where(col(ConnectionState.name) == name))  # type: ignore[call-overload]
             s.exec(delete(UserConnection).where(col(UserConnection.name) == name))  # type: ignore[call-overload]
+
+    def revoke(self, row: UserConnection) -> bool:
+        """Best effort: revoke the connection's stored refresh token at its provider (Google,
+        Dropbox; Microsoft offers no revocation of one token). Never raises; logged. Returns
+        whether the provider revoked it."""
+        from renamerd.service import consent
+        from renamerd.service import secrets as secrets_store
+
+        try:
+            token = secrets_store.load_refresh_token(self.db, self.settings, row.name)
+            options = self.settings.providers.get(row.provider)
+            if not token or options is None:
+                return False
+            done = consent.revoke(row.provider, options, token)
+        except Exception as err:  # the deletion goes on: the token is deleted here anyway
+            log.warning("connection %s: the provider did not revoke its sign-in (%s)",
+                        row.name, type(err).__name__)
+            return False
+        log.info("connection %s: sign-in %s", row.name, "revoked at the provider" if done else
+                 "deleted here (the provider offers no revocation: remove the app in the "
+                 "account's settings)")
+        return done
 
     def delete_all_of(self, user_id: str) -> int:
         """Delete every connection of the user (account deletion). Returns how many."""

@@ -143,3 +143,38 @@ def _authority(opts: Mapping[str, Any]) -> str:
     from renamerd_connectors.onedrive.options import authority_url
 
     return authority_url(dict(opts), "web").rstrip("/")
+
+
+def revoke(provider: str, options: Mapping[str, Any], refresh_token: str) -> bool:
+    """Ask the provider to revoke `refresh_token` (a connection deleted, an account deleted).
+    Returns True when it did; False where the provider offers no revocation of one token
+    (Microsoft: the person removes the app in their account's settings). Raises AuthError (the
+    token was already invalid), TransientError, ConfigError. Safe to repeat (then AuthError)."""
+    opts = resolve_options(options)
+    verify = opts.get("ca_bundle") or True
+    try:
+        if provider == "gdrive":
+            token_uri = str(opts.get("token_uri") or "https://oauth2.googleapis.com/token")
+            resp = httpx.post(token_uri.rsplit("/", 1)[0] + "/revoke",
+                              data={"token": refresh_token}, verify=verify, timeout=30)
+        elif provider == "dropbox":
+            form = {"grant_type": "refresh_token", "refresh_token": refresh_token,
+                    "client_id": _need(opts, "app_key", provider)}
+            if opts.get("app_secret"):
+                form["client_secret"] = str(opts["app_secret"])
+            got = httpx.post(_dropbox_api(opts) + "/oauth2/token", data=form, verify=verify,
+                             timeout=30)
+            if got.status_code != 200:
+                raise AuthError(f"dropbox: the token was not accepted ({got.status_code})")
+            access = got.json().get("access_token", "")
+            resp = httpx.post(_dropbox_api(opts) + "/2/auth/token/revoke", verify=verify,
+                              headers={"Authorization": f"Bearer {access}"}, timeout=30)
+        else:
+            return False
+    except httpx.HTTPError as err:
+        raise TransientError(f"{provider}: revocation failed ({type(err).__name__})") from None
+    if resp.status_code >= 500 or resp.status_code == 429:
+        raise TransientError(f"{provider}: revocation answered {resp.status_code}")
+    if resp.status_code != 200:
+        raise AuthError(f"{provider}: the token was not revoked ({resp.status_code})")
+    return True

@@ -17,11 +17,11 @@ removed from the file (the daemon would create the account again).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from sqlmodel import Session, col, delete, select, update
 
+from renamerd.config import Settings
 from renamerd.service.accounts import AccountError, NotFoundError, normalize_email
 from renamerd.service.jobs.states import QUEUED
 from renamerd.service.web_sessions import WebSessions
@@ -94,14 +94,24 @@ class UserAdmin:
             WebSessions(self.db).end_all(user.id)
         return user
 
-    def delete(self, email: str, config_owners: Iterable[str] = ()) -> User:
-        """Delete the user (see the module's docstring); returns the tombstone. Raises
-        NotFoundError, or AccountError while `config_owners` (the e-mails owning the config
-        file's connections) names the user. Not undoable."""
+    def delete(self, email: str, settings: Settings | None = None) -> User:
+        """Delete the user (see the module's docstring); returns the tombstone. With
+        `settings`, the user's connections' sign-ins are revoked at their providers first
+        (best effort), and a user owning connections of its config file is refused (raises
+        AccountError). Raises NotFoundError. Not undoable."""
         email = normalize_email(email)
-        if email in {normalize_email(o) for o in config_owners}:
+        owners = {normalize_email(c.owner) for c in settings.connections} if settings else set()
+        if email in owners:
             raise AccountError(f"{email} owns connections in the config file; remove them "
                                "from it (and reload) before deleting the account")
+        if settings is not None:
+            from renamerd.service.connections import Connections
+
+            with self.db.session() as s:
+                found = self._find(s, email)
+            store = Connections(self.db, settings)
+            for row in store.list_of(found.id):
+                store.revoke(row)
         with self.db.write_session() as s:
             user = self._find(s, email)
             uid = user.id

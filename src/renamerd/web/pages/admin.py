@@ -155,7 +155,7 @@ def delete_user(request: Request, user_id: str, me: SignedIn | None = Depends(ch
         return redirect(request, "/admin", "You cannot delete yourself.", "error")
     state = web_state(request)
     try:
-        state.users.delete(user.email, [c.owner for c in state.settings.connections])
+        state.users.delete(user.email, state.settings)
     except AccountError as err:
         return redirect(request, "/admin", f"{user.email} was not deleted: {err}.", "error")
     return redirect(request, "/admin", f"{user.email} is deleted: their tokens, sessions and "
