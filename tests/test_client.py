@@ -170,3 +170,19 @@ def test_rename_files_reports_each_file(make_api, pdf_bytes, tmp_path) -> None: 
     assert results[2]["status"] == 0 and "missing.pdf" in results[2]["error"]
     assert json.dumps(results)  # printable as JSON
     assert api.balance() == 49
+
+
+def test_the_client_sends_the_confidence_policy(make_api, pdf_bytes) -> None:  # noqa: F811
+    api = make_api()
+    with RenamerdClient("http://testserver", api.token, transport=api.client._transport,
+                        sleep=lambda s: None) as c:
+        c.rename(pdf_bytes, "scan.pdf", below_confidence="keep", confidence_threshold=0.6)
+        _, options = api.engine.calls[-1]
+        assert (options.below_confidence, options.confidence_threshold) == ("keep", 0.6)
+        c.rename(pdf_bytes, "scan.pdf",
+                 options=RenameOptions(below_confidence="rename", confidence_threshold=0.25))
+        _, options = api.engine.calls[-1]
+        assert (options.below_confidence, options.confidence_threshold) == ("rename", 0.25)
+        with pytest.raises(ClientError) as err:
+            c.rename(pdf_bytes, "scan.pdf", belowConfidence="sometimes")
+        assert err.value.status == 400 and "belowConfidence" in err.value.message

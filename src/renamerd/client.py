@@ -10,6 +10,7 @@
     with RenamerdClient("https://renamerd.example", "rt_...") as client:
         client.credits()                       # {"credits": 49}
         client.rename("scan.pdf", strategy="by_date", language="de")
+        client.rename("notes.pdf", below_confidence="keep", confidence_threshold=0.6)
 
 `rename_files(server, token, paths, options)` renames several files and returns one dict per file
 (the result, or the error); `renamerd rename --server URL --token T FILE...` uses it.
@@ -113,7 +114,7 @@ class RenamerdClient:
 
     def rename(
         self, document: str | os.PathLike[str] | bytes, filename: str | None = None, *,
-        options: Any = None, idempotency_key: str | None = None, **fields: str,
+        options: Any = None, idempotency_key: str | None = None, **fields: str | float,
     ) -> dict[str, Any]:
         """POST /api/v1/rename with a file path or bytes (then give `filename`).
 
@@ -134,7 +135,8 @@ class RenamerdClient:
         )
 
     def rename_from_url(
-        self, url: str, *, options: Any = None, idempotency_key: str | None = None, **fields: str
+        self, url: str, *, options: Any = None, idempotency_key: str | None = None,
+        **fields: str | float,
     ) -> dict[str, Any]:
         """POST /api/v1/rename-from-url. Raises ClientError. Safe to repeat with the same key."""
         body: dict[str, Any] = {"url": url, **api_options(options), **api_options(fields)}

@@ -77,3 +77,24 @@ def test_bad_input_is_400(make_api: MakeApi) -> None:
         assert r.status_code in (400, 422), (body, r.text)
         assert "error" in r.json(), body
     assert api.client.get("/api/v1/connections", headers=api.auth).json()[1:] == []
+
+
+def test_the_confidence_policy_of_a_connection(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    r = api.client.post("/api/v1/connections", headers=api.auth, json={
+        "provider": "gdrive", "watch": "/Scans", "belowConfidence": "keep",
+        "confidenceThreshold": 0.7})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert (made["belowConfidence"], made["confidenceThreshold"]) == ("keep", 0.7)
+    daemon_view = {c.name: c for c in all_connections(api.settings, api.db)}[made["name"]]
+    assert (daemon_view.below_confidence, daemon_view.confidence_threshold) == ("keep", 0.7)
+    r = api.client.patch(f"/api/v1/connections/{made['name']}", headers=api.auth,
+                         json={"belowConfidence": None, "confidenceThreshold": None})
+    assert r.status_code == 200 and r.json()["belowConfidence"] is None
+    daemon_view = {c.name: c for c in all_connections(api.settings, api.db)}[made["name"]]
+    assert (daemon_view.below_confidence, daemon_view.confidence_threshold) == (None, None)
+    for bad in ({"belowConfidence": "maybe"}, {"confidenceThreshold": 1.5},
+                {"confidenceThreshold": "high"}):
+        r = api.client.patch(f"/api/v1/connections/{made['name']}", headers=api.auth, json=bad)
+        assert r.status_code == 400, (bad, r.text)

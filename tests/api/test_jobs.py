@@ -80,6 +80,7 @@ def test_list_undo_rename_again_as_json(setup: Setup) -> None:
     second = c.get("/api/v1/jobs", headers=setup.ada, params={"page": 2, "perPage": 1}).json()
     job = second["jobs"][0]
     assert job["id"] == job_id and job["state"] == "done" and job["actions"] == ["undo"]
+    assert job["outcome"] == "renamed" and job["reason"] is None
     assert job["newName"] == "2024-05-06_Nordwind.pdf" and job["newFolder"] == "/library/2024/invoice"
     assert job["extractedInfo"] == {"date": "2024-05-06", "issuer": "Nordwind",
                                     "document_type": "invoice"}
@@ -130,3 +131,19 @@ def test_docs_work_offline_and_take_a_bearer_token(setup: Setup) -> None:
         for operation in doc["paths"][path].values():
             assert operation["security"] == [{"bearerAuth": []}]
     assert "409" in doc["paths"]["/api/v1/jobs/{job_id}/undo"]["post"]["responses"]
+
+
+def test_a_job_that_kept_its_name_says_so(setup: Setup) -> None:
+    from engine.docmaker import make_pdf
+    from renamerd.engine import rename
+
+    setup.worker._engine = rename  # the real engine: the notes cannot be read
+    setup.drive.put("/inbox/Garden notes May.pdf", make_pdf(["plant tomatoes after the frost"]))
+    files = setup.pool.get("mem").changes("/inbox", None, recursive=False).files
+    (job,) = setup.queue.enqueue_many("mem", setup.owner_id, files)
+    (claimed,) = setup.queue.claim("w")
+    assert setup.worker.run_job(*claimed) == J.DONE
+    body = setup.client.get(f"/api/v1/jobs/{job.id}", headers=setup.ada).json()
+    assert body["outcome"] == "review" and body["state"] == "done"
+    assert (body["newFolder"], body["newName"]) == ("/library/Review", "Garden notes May.pdf")
+    assert body["reason"].startswith("kept its name and was moved to the review folder")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def env(db_url: str, tmp_path: Path) -> tuple[str, Path, Path]:
     return str(cfg), inbox, library
 
 
-def process_inbox(cfg: str) -> Database:
+def process_inbox(cfg: str, engine: Any = fake_engine) -> Database:
     """What the daemon does, in-process: poll once, run every job (with the test engine)."""
     from renamerd.service.accounts import Accounts
 
@@ -42,7 +43,7 @@ def process_inbox(cfg: str) -> Database:
     pool = ConnectorPool(settings, db)
     conn = pool.get("docs")
     queue.enqueue_many("docs", owner.id, conn.changes(settings.connections[0].watch, None).files)
-    worker = Worker(settings, db, queue, pool, engine=fake_engine)
+    worker = Worker(settings, db, queue, pool, engine=engine)
     while claimed := queue.claim("cli-test"):
         worker.run_job(*claimed[0])
     pool.close()
@@ -114,4 +115,25 @@ def test_undo_batch_moves_back_without_overwriting(env: tuple[str, Path, Path], 
     assert (work / "two.pdf").read_bytes() == b"two"
     r = run_cli(capsys, "undo", "--batch", "b1", "--config", cfg)
     assert r.code == 1 and "nothing to undo" in r.err
+    db.dispose()
+
+
+def test_a_kept_job_says_so_and_has_nothing_to_undo(env: tuple[str, Path, Path], capsys) -> None:
+    from engine.docmaker import make_pdf
+    from renamerd.engine import rename
+
+    cfg, inbox, _library = env
+    text = Path(cfg).read_text().replace('target = "', 'below_confidence = "keep"\ntarget = "')
+    Path(cfg).write_text(text)
+    (inbox / "Garden notes May.pdf").write_bytes(make_pdf(["plant tomatoes after the frost"]))
+    db = process_inbox(cfg, engine=rename)
+    r = run_cli(capsys, "jobs", "list", "--config", cfg)
+    assert r.code == 0 and "done" in r.out
+    assert str(inbox / "Garden notes May.pdf") in r.out
+    assert "(kept its name: nothing could be read" in r.out and "no credit charged)" in r.out
+    (job,) = json.loads(run_cli(capsys, "jobs", "list", "--json", "--config", cfg).out)
+    assert job["result"]["kept"]["policy"] == "keep" and job["charge_ref"] is None
+    r = run_cli(capsys, "undo", str(job["id"]), "--config", cfg)
+    assert r.code == 1 and "no move to undo" in r.err
+    assert (inbox / "Garden notes May.pdf").exists()
     db.dispose()

@@ -125,3 +125,45 @@ def test_pending_credits_rows_say_until_when_and_what_wakes_them(inbox: Inbox) -
     page = web.get("/jobs").text
     assert "2 documents wait for credits: 2 credits would rename them all" in page
     assert page.count("1 credit renames it") == 2 and page.count(">Retry</button>") == 2
+
+
+def test_kept_and_review_jobs_say_so_in_words(make_web: Callable[..., Web]) -> None:
+    from engine.docmaker import make_pdf
+
+    notes = make_pdf(["plant tomatoes after the frost", "water the roses twice a week"])
+    name = f"webjobs{next(_names)}"
+    drive = memory.drive(name)
+    drive.mkdir("/inbox")
+    drive.mkdir("/doubts")
+    base = {"provider": "memory", "owner": "ada@example.org", "target": "/library",
+            "options": {"drive": name}}
+    web = make_web(connections=[{**base, "name": "mem", "watch": "/inbox"},
+                                {**base, "name": "keep", "watch": "/doubts",
+                                 "below_confidence": "keep"}])
+    owner = web.user("ada@example.org")
+    queue = J.JobQueue(web.db, web.settings.daemon, web.settings.credits)
+    pool = ConnectorPool(web.settings, web.db)
+    worker = Worker(web.settings, web.db, queue, pool)  # the real engine
+    try:
+        for conn, folder in (("mem", "/inbox"), ("keep", "/doubts")):
+            drive.put(f"{folder}/Garden notes May.pdf", notes)
+            queue.enqueue_many(conn, owner.id,
+                               pool.get(conn).changes(folder, None, recursive=False).files)
+        while claimed := queue.claim("w"):
+            for job, lease in claimed:
+                worker.run_job(job, lease)
+        web.sign_in("ada@example.org")
+        page = web.get("/jobs")
+        ids = {j.connection: int(j.id or 0) for j in queue.find()}
+        review = _row(page.text, ids["mem"])
+        assert "to review" in review and "Review" in review
+        assert "kept its name and was moved to the review folder" in review
+        assert ">Undo</button>" in review  # it was moved: it can be moved back
+        kept = _row(page.text, ids["keep"])
+        assert "kept its name: nothing could be read" in kept and "no credit" in kept
+        assert ">Undo</button>" not in kept  # it never moved
+        one = web.get(f"/jobs/{ids['keep']}").text
+        assert "kept its name" in one
+    finally:
+        pool.close()
+        memory.forget_drive(name)

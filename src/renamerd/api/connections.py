@@ -42,6 +42,9 @@ class ConnectionOut(BaseModel):
     strategy: str | None = None
     language: str | None = None
     instructions: str | None = None
+    belowConfidence: str | None = Field(None, description="keep, review or rename; null: the "
+                                        "server's default")
+    confidenceThreshold: float | None = None
     dryRun: bool | None = None
     paused: bool | None = None
     connectUrl: str | None = Field(None, description="where the owner signs in at the "
@@ -57,6 +60,12 @@ class ConnectionIn(BaseModel):
     strategy: str | None = None
     language: str | None = None
     instructions: str | None = Field(None, max_length=65536, description="customTemplate")
+    belowConfidence: Literal["keep", "review", "rename"] | None = Field(
+        None, description="documents read with less than confidenceThreshold: keep (left in "
+        "the watch folder), review (moved to <target>/Review under their name) or rename; "
+        "keep and review cost no credit; null: the server's default")
+    confidenceThreshold: float | None = Field(None, ge=0, le=1, description="0..1; null: the "
+                                              "server's default")
     dryRun: bool | None = None
     paused: bool | None = None
 
@@ -70,6 +79,8 @@ class NewConnectionIn(ConnectionIn):
 def _fields(body: ConnectionIn) -> Fields:
     mapping = {"watch": "watch", "target": "target", "strategy": "strategy",
                "language": "language", "instructions": "custom_template",
+               "belowConfidence": "below_confidence",
+               "confidenceThreshold": "confidence_threshold",
                "dryRun": "dry_run", "paused": "paused"}
     values: dict[str, Any] = {mapping[k]: v for k, v in body.model_dump(
         exclude_unset=True, exclude={"provider", "refreshToken"}).items() if k in mapping}
@@ -90,6 +101,8 @@ def _out(request: Request, view: ConnectionView, row: UserConnection | None) -> 
         base = request.app.state.settings.server.base_url
         out.strategy, out.language = row.strategy, row.language
         out.instructions, out.dryRun, out.paused = row.custom_template, row.dry_run, row.paused
+        out.belowConfidence = row.below_confidence
+        out.confidenceThreshold = row.confidence_threshold
         out.connectUrl = f"{base}/connections/connect/{row.provider}?connection={row.name}"
     return out
 

@@ -40,7 +40,11 @@ class JobOut(BaseModel):
     extractedInfo: dict[str, Any] = Field(description="date, issuer, invoice_number, "
                                           "document_type: those found")
     confidence: float | None
-    reason: str | None = Field(description="why it failed, was skipped or waits, in words")
+    reason: str | None = Field(description="why it failed, was skipped or waits, or (done) "
+                               "why it kept its name, in words")
+    outcome: Literal["renamed", "kept", "review"] | None = Field(
+        default=None, description="done jobs: renamed; kept (its name kept, left in place, no "
+        "credit); review (its name kept, moved to the review folder, no credit)")
     attempts: int
     expiresAt: datetime | None = Field(
         description="pending_credits: until when a credit grant wakes it")
@@ -64,6 +68,7 @@ def job_out(view: JobView) -> JobOut:
         updatedAt=view.updated_at, finishedAt=view.finished_at, extractedInfo=view.fields,
         confidence=view.confidence, reason=view.reason, attempts=view.attempts,
         expiresAt=view.expires_at, actions=list(view.actions),  # type: ignore[arg-type]
+        outcome=view.outcome,  # type: ignore[arg-type]
     )
 
 

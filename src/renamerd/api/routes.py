@@ -4,7 +4,8 @@ A rename runs: authentication and burst limit (dependency) -> size and body shap
 a concurrency slot -> the document (streamed upload, or SSRF-safe fetch) -> option checks ->
 type check by content (415 before anything is counted) -> Idempotency-Key claim or replay ->
 then `runtime.rename_requests`: daily limit -> one credit reserved (402 at zero) -> the engine
-in a worker process (deadline, memory ceiling) -> the credit committed, or refunded when anything
+in a worker process (deadline, memory ceiling) -> the credit committed when the document was
+renamed, refunded when it kept its name (confidence policy keep or review) or anything
 failed. Database and engine work never runs on the event loop.
 """
 
@@ -15,7 +16,6 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any, TypeVar
 
 import anyio
@@ -104,17 +104,16 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
         value = fields.get(name)
         return default if value is None or value == "" else str(value)
 
-    options = RenameOptions(
-        strategy=get("strategy", DEFAULT_STRATEGY) or DEFAULT_STRATEGY,
-        template_mode=get("templateMode", DEFAULT_TEMPLATE_MODE) or DEFAULT_TEMPLATE_MODE,
-        custom_template=get("customTemplate", None),
-        template_id=get("templateId", None),
-        language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
-        below_confidence=get("belowConfidence", None),
-    )
     try:
-        options = replace(options, confidence_threshold=_threshold(
-            fields.get("confidenceThreshold")))
+        options = RenameOptions(
+            strategy=get("strategy", DEFAULT_STRATEGY) or DEFAULT_STRATEGY,
+            template_mode=get("templateMode", DEFAULT_TEMPLATE_MODE) or DEFAULT_TEMPLATE_MODE,
+            custom_template=get("customTemplate", None),
+            template_id=get("templateId", None),
+            language=get("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE,
+            below_confidence=get("belowConfidence", None),
+            confidence_threshold=threshold_from(fields.get("confidenceThreshold")),
+        )
         options.validate()
         if options.template_mode == "custom" and not (options.custom_template or "").strip():
             raise ValueError("customTemplate: required with templateMode custom")
@@ -123,23 +122,22 @@ def options_from(fields: dict[str, Any]) -> RenameOptions:
     return options
 
 
-def _threshold(value: Any) -> float | None:
-    """confidenceThreshold as given (a form string or a JSON number); None when absent.
-    Raises ValueError when it is not a number (the range is checked by validate())."""
+def threshold_from(value: Any) -> float | None:
+    """`confidenceThreshold` as a number (a form field is text); None when absent or empty.
+    ValueError naming the field when it is not a number from 0 to 1."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool):
-        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1")
     try:
-        number = float(value)
+        number = float(value) if not isinstance(value, bool) else float("nan")
     except (TypeError, ValueError):
-        raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1") from None
-    if number != number:  # NaN
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # NaN fails too
         raise ValueError(f"confidenceThreshold: '{value}' is not a number from 0 to 1")
     return number
 
 
 def _options_key(o: RenameOptions) -> str:
+    """The options as part of the idempotency hash: a replay with other options is a mismatch."""
     return repr((o.strategy, o.template_mode, o.custom_template, o.template_id, o.language,
                  o.below_confidence, o.confidence_threshold))
 

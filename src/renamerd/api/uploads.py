@@ -22,6 +22,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import ClientDisconnect, Request
 
 from renamerd.api.errors import ApiError
+from renamerd.engine.cleaning import clean_filename
 
 #: bytes a request may carry besides the file (boundaries, headers, option fields)
 BODY_OVERHEAD = 1024 * 1024
@@ -56,10 +57,11 @@ def too_large(max_bytes: int) -> ApiError:
 
 
 def safe_filename(name: str) -> str:
-    """The last path segment of a client-supplied name, without control characters."""
+    """The last path segment of a client-supplied name, cleaned like the engine's
+    `originalFilename` (no control or format characters, at most 255 UTF-8 bytes, extension
+    kept); "document" when nothing is left. Pure."""
     name = name.replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(c for c in name if c >= " " and c != "\x7f").strip()
-    return name[:255] or "document"
+    return clean_filename(name) or "document"
 
 
 def multipart_boundary(content_type: str) -> bytes:

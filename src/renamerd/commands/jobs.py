@@ -10,6 +10,7 @@ import click
 
 from renamerd.commands.context import AppContext, CliError, app_command
 from renamerd.service import jobs as J
+from renamerd.service.job_views import describe_kept
 from renamerd.service.journal import Journal
 from renamerd.storage.models import Job
 
@@ -45,6 +46,9 @@ def jobs_list(app: AppContext, state: str | None, connection: str | None, limit:
     for j in rows:
         where = j.dest_path if j.state == J.DONE else j.source_path
         note = f"  ({j.error})" if j.error and j.state != J.DONE else ""
+        if j.state == J.DONE:  # a document that kept its name says so (confidence policy)
+            kept = describe_kept(job_json(j).get("result") or {})
+            note = f"  ({kept})" if kept else ""
         click.echo(f"{j.id:>6}  {j.state:<15} {j.connection:<12} {j.attempts:>2}  {where}{note}")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from sqlmodel import col, delete, select
 
 from renamerd.config import ConnectionSettings, Settings
-from renamerd.engine.types import LANGUAGES, STRATEGIES, TEMPLATE_MODES
+from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES, TEMPLATE_MODES
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState, StoredSecret, User, UserConnection, utcnow
 
@@ -31,7 +31,7 @@ WEB_PROVIDERS = ("gdrive", "dropbox", "onedrive")
 PROVIDER_NAMES = {"gdrive": "Google Drive", "dropbox": "Dropbox", "onedrive": "OneDrive",
                   "memory": "Memory drive (tests)"}
 EDITABLE = ("watch", "target", "strategy", "template_mode", "custom_template", "language",
-            "dry_run", "paused")
+            "below_confidence", "confidence_threshold", "dry_run", "paused")
 
 
 class ConnectionsError(Exception):
@@ -64,7 +64,28 @@ class Fields:
         return Fields(out)
 
 
+def _policy(key: str, value: Any) -> Any:
+    """below_confidence ("keep" | "review" | "rename") or confidence_threshold (0..1; a form
+    gives text); None or "" is None: the server's [engine] setting applies."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if key == "below_confidence":
+        if value not in BELOW_CONFIDENCE:
+            raise InvalidConnection(f"below_confidence: {value!r} is not one of "
+                                    f"{', '.join(BELOW_CONFIDENCE)}")
+        return value
+    try:
+        number = float(value) if not isinstance(value, bool) else float("nan")
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:
+        raise InvalidConnection(f"confidence_threshold: {value!r} is not a number from 0 to 1")
+    return number
+
+
 def _checked(key: str, value: Any) -> Any:
+    if key in ("below_confidence", "confidence_threshold"):
+        return _policy(key, value)
     if key in ("dry_run", "paused"):
         if not isinstance(value, bool):
             raise InvalidConnection(f"{key}: true or false")
@@ -204,6 +225,7 @@ def as_settings(row: UserConnection, owner_email: str, settings: Settings) -> Co
         name=row.name, provider=row.provider, owner=owner_email, watch=row.watch,
         target=row.target, strategy=row.strategy, template_mode=row.template_mode,
         custom_template=row.custom_template, language=row.language,
+        below_confidence=row.below_confidence, confidence_threshold=row.confidence_threshold,
         poll_seconds=settings.daemon.user_poll_seconds, enabled=not row.paused,
         dry_run=row.dry_run,
         options=dict(settings.providers.get(row.provider, {})), source="user")

@@ -72,6 +72,9 @@ class JobView:
     #: pending_credits: when a grant stops waking it (credits.resume_max_age_days)
     expires_at: datetime | None = None
     actions: tuple[str, ...] = field(default=())
+    #: a done job: "renamed", "kept" (its name kept, left in place) or "review" (its name
+    #: kept, moved to the review folder); None for the other states
+    outcome: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -136,10 +139,47 @@ def describe_error(state: str, error: str | None) -> str | None:
     return text + suffix
 
 
-def actions_for(state: str) -> tuple[str, ...]:
-    """What the owner may do with a job in `state`: undo, rename_again, retry."""
+_UNREAD = {"date": "the date", "issuer": "the issuer", "document_type": "the document type",
+           "invoice_number": "the number", "amount": "the amount"}
+
+
+def outcome_of(state: str, summary: dict[str, Any]) -> str | None:
+    """"renamed", "kept" or "review" for a done job (from its recorded result), else None."""
+    if state != S.DONE:
+        return None
+    kept = summary.get("kept") or {}
+    if kept.get("reason") == "below_confidence" or summary.get("renamed") is False:
+        return "review" if kept.get("policy") == "review" else "kept"
+    return "renamed"
+
+
+def describe_kept(summary: dict[str, Any]) -> str | None:
+    """Why a done job kept (part of) its name, in words: "kept its name: nothing could be
+    read (confidence 0.07, under 0.50)"; None when nothing was kept."""
+    kept = summary.get("kept")
+    if not isinstance(kept, dict):
+        return None
+    unread = [_UNREAD.get(f, str(f)) for f in kept.get("fields") or []]
+    if kept.get("reason") == "unread_fields":
+        return (f"renamed; \"{kept.get('text', '')}\" of its name was kept where "
+                f"{' and '.join(unread) or 'some fields'} could not be read")
+    if len(unread) >= 3 or not unread:
+        what = "nothing could be read" if unread else "too little could be read"
+    else:
+        what = f"{' and '.join(unread)} could not be read"
+    where = " and was moved to the review folder" if kept.get("policy") == "review" else ""
+    confidence, threshold = kept.get("confidence"), kept.get("threshold")
+    numbers = (f" (confidence {confidence:.2f}, under {threshold:.2f})"
+               if isinstance(confidence, (int, float)) and isinstance(threshold, (int, float))
+               else "")
+    return f"kept its name{where}: {what}{numbers}; no credit charged"
+
+
+def actions_for(state: str, outcome: str | None = None) -> tuple[str, ...]:
+    """What the owner may do with a job in `state`: undo, rename_again, retry. A job that
+    kept its name in place was not moved: nothing to undo."""
     if state == S.DONE:
-        return ("undo",)
+        return () if outcome == "kept" else ("undo",)
     if state == S.UNDONE:
         return ("rename_again",)
     if state in S.RETRYABLE:
@@ -162,6 +202,10 @@ def view(job: Job, credits: CreditsSettings | None = None) -> JobView:
         new_folder, new_name = job.planned_folder, job.planned_name
     old_folder, _ = _folder_and_name(job.source_path)
     expires = None
+    outcome = outcome_of(job.state, summary)
+    reason = describe_error(job.state, job.error)
+    if job.state == S.DONE:
+        reason = describe_kept(summary)
     if job.state == S.PENDING_CREDITS:
         expires = job.created_at + timedelta(days=credits.resume_max_age_days)
     return JobView(
@@ -170,8 +214,8 @@ def view(job: Job, credits: CreditsSettings | None = None) -> JobView:
         new_name=new_name, new_folder=new_folder, created_at=job.created_at,
         updated_at=job.updated_at, finished_at=job.finished_at,
         fields={k: info[k] for k in FIELDS if info.get(k)},
-        confidence=summary.get("confidence"), reason=describe_error(job.state, job.error),
-        attempts=job.attempts, expires_at=expires, actions=actions_for(job.state),
+        confidence=summary.get("confidence"), reason=reason, attempts=job.attempts,
+        expires_at=expires, actions=actions_for(job.state, outcome), outcome=outcome,
     )
 
 

@@ -168,6 +168,10 @@ class UserConnection(SQLModel, table=True):
     template_mode: str = Field(default="auto", max_length=20)
     custom_template: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     language: str = Field(default="auto", max_length=10)
+    #: the confidence policy ("keep" | "review" | "rename") and threshold (0..1); None: the
+    #: server's [engine] below_confidence / confidence_threshold (migration 0007)
+    below_confidence: str | None = Field(default=None, max_length=10)
+    confidence_threshold: float | None = None
     #: suggest only: each document's suggested name is recorded, nothing is moved
     dry_run: bool = Field(default=False)
     paused: bool = Field(default=False)

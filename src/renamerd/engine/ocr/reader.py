@@ -31,6 +31,7 @@ from renamerd.engine.language import detect as detect_language
 from renamerd.engine.lexicon import fold
 from renamerd.engine.ocr import rapid
 from renamerd.engine.ocr.lines import OcrPage
+from renamerd.engine.ocr.scripts import pp_ocr_reads
 from renamerd.engine.ocr.tesseract import (
     LEXICON_LANGUAGES,
     OcrReading,
@@ -116,7 +117,7 @@ class OcrReader:
         stopword guess needs more words): "Krüger", not "Kruger"."""
         language, _scores = detect_language(fold(first.text))
         code = LEXICON_LANGUAGES.get(language or "")
-        if code is None or code == first.lang or code not in session.candidates:
+        if code is None or code in first.lang.split("+") or code not in session.candidates:
             return first
         return session.read_in(page, code, first)
 
@@ -144,6 +145,9 @@ class OcrReader:
     def _better_of(self, session: OcrSession, page: PageImage, first: OcrReading) -> str:
         """PP-OCR's reading of the page, unless tesseract's scored better (then tesseract's
         closer readings, as without PP-OCR); a date only the other one saw is added."""
+        if not pp_ocr_reads(first.lang):  # a script PP-OCR's models do not know
+            self.backends_used.append("tesseract")
+            return self._closer_if_needed(session, page, first)
         reading = _pp_ocr(page, first.word_height)
         if reading.score() >= _tesseract_score(first):
             self.backends_used.append("rapidocr")

@@ -8,8 +8,10 @@ Strategy (measured in bench/engine.py; see the README "Formats and limits"):
   read with one primary language (the first configured one, else ``eng``). Its text is then
   language-guessed (stopwords, diacritics folded); when another installed language is clearly
   more likely, that page is read again with it, and the document's later pages use it directly.
-* Rotation: only when a pass gives little or low-confidence text, tesseract's OSD is asked for the
-  page's orientation; the page is turned and read again, and the better reading is kept.
+* Rotation and script: only when a pass gives little or low-confidence text, tesseract's OSD is
+  asked for the page's orientation and script; the page is turned and read again, and on a
+  document's first page read again with the packs of a non-Latin script OSD names (Japanese,
+  Chinese, Korean, Arabic, Hindi: scripts.py); the better reading is kept.
 * Every tesseract run has `EngineConfig.ocr_timeout_s`.
 * A closer second reading (`OcrSession.read_closer`) is asked for by the caller only when the
   first one is of small print (`OcrReading.small_print`) or lacks a field (text.py: no date):
@@ -24,7 +26,6 @@ import csv
 import functools
 import io
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from renamerd.engine.ocr.scripts import parse_osd, script_pack
 from renamerd.engine.readers.images import ocr_scale, reduce_grey, to_grey
 from renamerd.engine.readers.langid import guess_language
 from renamerd.engine.types import EngineConfig, EngineError, UnreadableDocument
@@ -42,7 +44,16 @@ from renamerd.engine.types import EngineConfig, EngineError, UnreadableDocument
 LEXICON_LANGUAGES: dict[str, str] = {
     "en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "pt": "por", "nl": "nld",
     "pl": "pol", "sv": "swe", "da": "dan", "no": "nor", "fi": "fin", "cs": "ces", "tr": "tur",
+    "id": "ind", "ja": "jpn", "zh": "chi_sim", "ko": "kor", "ar": "ara", "hi": "hin",
 }
+#: the output-language codes of the API that name a tesseract pack the lexicon codes do not
+OTHER_LANGUAGES: dict[str, str] = {"zh-Hans": "chi_sim", "zh-Hant": "chi_tra", "pt-BR": "por"}
+
+
+def tesseract_code(code: str) -> str:
+    """The tesseract pack of an ISO or API language code ("de", "zh-Hant"); other codes are
+    taken as tesseract codes already ("deu")."""
+    return LEXICON_LANGUAGES.get(code) or OTHER_LANGUAGES.get(code, code)
 #: a reading with fewer words or a lower mean confidence than this triggers the OSD check
 MIN_WORDS = 8
 MIN_CONFIDENCE = 60.0
@@ -121,12 +132,13 @@ def candidate_languages(config: EngineConfig) -> tuple[str, ...]:
     """Installed tesseract languages the engine may use, primary first.
 
     `config.ocr_languages` may hold tesseract codes ("deu") or ISO codes ("de"); when empty,
-    the lexicon languages are used, English first. Raises OcrUnavailable when none is installed.
+    the lexicon languages are used, English first, the non-Latin scripts last (they are read
+    with only when OSD names their script: scripts.py). Raises OcrUnavailable when none is installed.
     """
     installed = installed_languages()
-    wanted = [LEXICON_LANGUAGES.get(code, code) for code in config.ocr_languages]
+    wanted = [tesseract_code(code) for code in config.ocr_languages]
     if not wanted:
-        wanted = list(LEXICON_LANGUAGES.values())
+        wanted = [*LEXICON_LANGUAGES.values(), "chi_tra"]
     langs = tuple(dict.fromkeys(code for code in wanted if code in installed))
     if not langs:
         raise OcrUnavailable(
@@ -205,7 +217,7 @@ class OcrSession:
             page.native = None
             reading = self._run(page.upright(0), lang)
         if reading.weak:
-            reading = self._fix_rotation(page, reading)
+            reading = self._fix_rotation_and_script(page, reading)
         if self.lang is None:
             self.lang = lang
             guess = guess_language(reading.text, self.candidates)
@@ -248,22 +260,36 @@ class OcrSession:
             return self._run(img, first.lang, first.rotation, ["--psm", psm] if psm else None)
         return self._run(img, first.lang, first.rotation, ["--psm", psm or CLOSER_PSM])
 
-    def _fix_rotation(self, page: PageImage, reading: OcrReading) -> OcrReading:
-        angle = self._osd_rotation(page.upright(0))
-        if angle == 0:
+    def _fix_rotation_and_script(self, page: PageImage, reading: OcrReading) -> OcrReading:
+        """A weak reading: OSD's rotation applied, and on a document's first page the page read
+        again with the packs of the script OSD names (scripts.py); the best reading is kept
+        and, when it is the script's, its packs become the document's language."""
+        angle, script = self._osd(page.upright(0))
+        if angle != 0:
+            turned = self._run(page.upright(angle), reading.lang, angle)
+            reading = turned if turned.score() > reading.score() else reading
+        pack = script_pack(script, self.candidates) if self.lang is None else None
+        if pack is None or pack == reading.lang:
             return reading
-        turned = self._run(page.upright(angle), reading.lang, angle)
-        return turned if turned.score() > reading.score() else reading
+        again = self._run(page.upright(reading.rotation), pack, reading.rotation)
+        if again.words < MIN_WORDS:  # the automatic layout missed lines (Korean): one block
+            block = self._run(page.upright(reading.rotation), pack, reading.rotation,
+                              ["--psm", "6"])
+            again = block if block.score() > again.score() else again
+        if again.score() >= reading.score() * 0.8 or again.confidence > reading.confidence:
+            self.lang = pack
+            return again
+        return reading
 
-    def _osd_rotation(self, source: _Source) -> int:
+    def _osd(self, source: _Source) -> tuple[int, str | None]:
+        """(clockwise rotation, script or None) of a page by tesseract's OSD."""
         if not _has_osd(self.cmd):
-            return 0
+            return 0, None
         try:
             out = self._tesseract(source, ["--psm", "0", "-l", "osd"])
         except UnreadableDocument:
-            return 0  # OSD fails on pages with too few characters: keep the first reading
-        match = re.search(r"Rotate:\s*(\d+)", out)
-        return int(match.group(1)) % 360 if match else 0
+            return 0, None  # OSD fails on pages with too few characters: keep the reading
+        return parse_osd(out)
 
     def _run(self, source: _Source, lang: str, rotation: int = 0,
              extra: list[str] | None = None) -> OcrReading:

@@ -36,7 +36,7 @@ def check_tesseract(settings: Settings) -> Finding:
     if asked:
         missing = [code for code in asked if code not in installed]
         if missing:
-            packages = " ".join(f"tesseract-ocr-{code}" for code in missing)
+            packages = " ".join(f"tesseract-ocr-{code.replace('_', '-')}" for code in missing)
             return error("tesseract", f"{name}: engine.ocr_languages asks for "
                                       f"{', '.join(missing)}, not installed: apt-get install "
                                       f"{packages}")

@@ -85,8 +85,19 @@ def join_folder(root: str, folder_path: str) -> str:
 
 
 def result_summary(result: RenameResult) -> dict[str, Any]:
-    return {
+    """What a job records of the engine's answer (`Job.result`, read by service/job_views.py):
+    the suggestion, the fields, whether it was renamed and what of its name was kept, why."""
+    summary: dict[str, Any] = {
         "suggestedFilename": result.suggested_filename, "folderPath": result.folder_path,
         "confidence": round(float(result.confidence), 4),
-        "extractedInfo": result.extracted_info,
+        "extractedInfo": result.extracted_info, "renamed": bool(result.renamed),
     }
+    if result.kept is not None:
+        summary["kept"] = result.kept.to_api()
+    return summary
+
+
+def stays_in_place(result: RenameResult) -> bool:
+    """True when the confidence policy "keep" applied: the file is neither moved nor renamed."""
+    kept = result.kept
+    return kept is not None and kept.reason == "below_confidence" and kept.policy == "keep"

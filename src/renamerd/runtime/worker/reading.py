@@ -21,7 +21,14 @@ from renamerd.engine.types import (
 )
 from renamerd.runtime.engine_pool import EngineOutOfMemory, EngineStopped, EngineTimeout
 from renamerd.runtime.heartbeats import Heartbeat
-from renamerd.runtime.worker.batch import BatchPlans, JobContext, Plan, join_folder, result_summary
+from renamerd.runtime.worker.batch import (
+    BatchPlans,
+    JobContext,
+    Plan,
+    join_folder,
+    result_summary,
+    stays_in_place,
+)
 from renamerd.runtime.worker.filing import FilingSteps
 from renamerd.service import jobs as J
 from renamerd.service.credits import InsufficientCredits
@@ -106,9 +113,10 @@ class ReadingSteps(FilingSteps):
     def _read(self, c: JobContext, data: bytes) -> RenameResult | str:
         """The engine's reading of a fetched job, or the outcome for a document that will never
         work: skipped (refused by the engine's rules) or failed (past the engine's deadline or
-        memory ceiling, with the reason; not retried). A rename cut by a shutdown is retried
-        without counting an attempt. Raises like the engine otherwise (EngineCrashed: retried,
-        counted)."""
+        memory ceiling, with the reason; not retried); done for one the confidence policy keeps
+        in place (nothing moved, nothing charged, no journal entry). A rename cut by a shutdown
+        is retried without counting an attempt. Raises like the engine otherwise (EngineCrashed:
+        retried, counted)."""
         conf = c.conf
         options = RenameOptions(
             strategy=conf.strategy, template_mode=conf.template_mode,
@@ -125,10 +133,10 @@ class ReadingSteps(FilingSteps):
         except EngineStopped:  # this process is stopping: another one takes it
             return self._retry(c.lease, "the engine stopped (shutdown)", 1.0, False)
         c.beat.check()
-        kept = result.kept
-        if not result.renamed and kept is not None and kept.reason == "below_confidence" \
-                and kept.policy == "keep":  # left where it is, under its own name, for free
-            return self._finish(c, J.SKIPPED, error=f"kept: {kept.message()}",
+        if stays_in_place(result):
+            # the confidence policy "keep": done where it is, under its own name, for free
+            return self._finish(c, J.DONE, dest_path=c.job.source_path,
+                                dest_file_id=c.job.file_id,
                                 result=json.dumps(result_summary(result)))
         if c.conf.dry_run:
             return self._suggest_only(c, result)

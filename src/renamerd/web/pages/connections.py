@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from renamerd.engine.types import LANGUAGES, STRATEGIES
+from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES
 from renamerd.service.connection_views import connections_of
 from renamerd.service.connections import (
     PROVIDER_NAMES,
@@ -57,13 +57,22 @@ def _mine(request: Request, me: SignedIn, name: str) -> UserConnection:
         raise not_found("connection") from None
 
 
+def _policy_defaults(request: Request) -> dict[str, Any]:
+    """The server's confidence policy, shown as what an empty choice means."""
+    engine = web_state(request).settings.engine
+    return {"below_confidence": engine.below_confidence,
+            "confidence_threshold": engine.confidence_threshold}
+
+
 def _form_page(request: Request, row: UserConnection, *, error: str = "",
                values: dict[str, Any] | None = None, status: int = 200) -> Response:
-    shown = {key: getattr(row, key) for key in ("watch", "target", "strategy", "language",
-                                                 "custom_template", "dry_run", "paused")}
+    shown = {key: getattr(row, key) for key in (
+        "watch", "target", "strategy", "language", "custom_template", "below_confidence",
+        "confidence_threshold", "dry_run", "paused")}
     shown.update(values or {})
     return page(request, "connection.html", status=status, title=f"Connection {row.name}",
                 row=row, values=shown, error=error, strategies=STRATEGIES, languages=LANGUAGES,
+                policies=BELOW_CONFIDENCE, defaults=_policy_defaults(request),
                 provider_name=PROVIDER_NAMES.get(row.provider, row.provider))
 
 
@@ -84,6 +93,8 @@ async def save(request: Request, name: str, me: SignedIn | None = Depends(checke
         "watch": str(form.get("watch", "")), "target": str(form.get("target", "")),
         "strategy": str(form.get("strategy", "")), "language": str(form.get("language", "")),
         "custom_template": str(form.get("custom_template", "")),
+        "below_confidence": str(form.get("below_confidence", "")),
+        "confidence_threshold": str(form.get("confidence_threshold", "")),
         "dry_run": form.get("dry_run") == "on", "paused": form.get("paused") == "on"}
     values["template_mode"] = "custom" if values["custom_template"].strip() else "auto"
     return await _save(request, me, name, values)

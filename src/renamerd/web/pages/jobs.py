@@ -33,6 +33,8 @@ STATE_CHOICES = [
 STATE_WORDS = {"queued": "waiting", "running": "renaming", "done": "renamed",
                "pending_credits": "waiting for credits", "failed": "failed",
                "skipped": "skipped", "undone": "undone"}
+#: done jobs that were not renamed (the confidence policy), in the badge instead of "renamed"
+OUTCOME_WORDS = {"kept": "kept its name", "review": "to review"}
 
 
 def _filter(state: str, connection: str, q: str, page_no: int) -> JobFilter:
@@ -61,7 +63,7 @@ def _banner(state: WebState, user_id: str) -> str:
 
 def _rows(request: Request, listing: JobPage, back: str) -> str:
     return render_fragment(request, "_job_rows.html", jobs=listing.jobs, back=back,
-                           state_words=STATE_WORDS)
+                           state_words=STATE_WORDS, outcome_words=OUTCOME_WORDS)
 
 
 def _version(*parts: object) -> str:
@@ -109,7 +111,7 @@ def job_page(request: Request, job_id: int, me: SignedIn = Depends(require_user)
     except J.JobNotFound:
         raise not_found("job") from None
     return page(request, "job.html", title=f"Job {job_id}", job=job, back=f"/jobs/{job_id}",
-                state_words=STATE_WORDS)
+                state_words=STATE_WORDS, outcome_words=OUTCOME_WORDS)
 
 
 def _act(request: Request, me: SignedIn | None, job_id: int, action: str, back: str) -> Response:

@@ -1,0 +1,46 @@
+"""The connection settings form without a browser: the confidence policy (Doubtful documents,
+Confidence threshold) is shown with the server's default, saved, handed to the daemon, and a
+bad value is refused with the form again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cryptography.fernet import Fernet
+
+from renamerd.service.connections import Connections, Fields, all_connections
+from web.conftest import Web
+
+PROVIDERS = {"gdrive": {"client_id": "c", "client_secret": "s"}}
+
+
+def test_the_confidence_policy_in_the_settings_form(make_web: Callable[..., Web]) -> None:
+    web = make_web(providers=PROVIDERS, secrets={"key": Fernet.generate_key().decode()})
+    ada = web.user("ada@example.org")
+    row = Connections(web.db, web.settings).create(ada.id, "gdrive", Fields.check(
+        {"watch": "/Scans"}))
+    web.sign_in("ada@example.org")
+    form = web.get(f"/connections/{row.name}").text
+    assert "Doubtful documents" in form and "as the server says (review)" in form
+    assert 'placeholder="0.5"' in form
+
+    base = {"watch": "/Scans", "target": "/Docs", "strategy": "by_date", "language": "en",
+            "custom_template": ""}
+    saved = web.post(f"/connections/{row.name}", {**base, "below_confidence": "keep",
+                                                  "confidence_threshold": "0.7"},
+                     follow_redirects=False)
+    assert saved.status_code in (200, 303), saved.text
+    daemon_view = {c.name: c for c in all_connections(web.settings, web.db)}[row.name]
+    assert (daemon_view.below_confidence, daemon_view.confidence_threshold) == ("keep", 0.7)
+    form = web.get(f"/connections/{row.name}").text
+    assert '<option value="keep" selected>' in form and 'value="0.7"' in form
+
+    bad = web.post(f"/connections/{row.name}", {**base, "below_confidence": "keep",
+                                                "confidence_threshold": "2"})
+    assert bad.status_code == 400 and "confidence_threshold" in bad.text
+    cleared = web.post(f"/connections/{row.name}", {**base, "below_confidence": "",
+                                                    "confidence_threshold": ""},
+                       follow_redirects=False)
+    assert cleared.status_code in (200, 303)
+    daemon_view = {c.name: c for c in all_connections(web.settings, web.db)}[row.name]
+    assert (daemon_view.below_confidence, daemon_view.confidence_threshold) == (None, None)
