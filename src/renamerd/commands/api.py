@@ -1,7 +1,9 @@
 """`renamerd serve`: the v1 API alone (no scheduler, no workers), under uvicorn.
 
 SIGTERM / SIGINT stop accepting connections and give running requests `server.shutdown_grace_s`
-seconds to finish (uvicorn's graceful shutdown) before the process exits.
+seconds to finish (uvicorn's graceful shutdown) before the process exits; a rename still being
+read 2 s after the signal has its engine worker killed (answered 500, its credit refunded), so a
+stuck document does not hold the exit up.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def _reload_api(app: AppContext, asgi: Any) -> None:
     asgi.state.limiter.reconfigure(app.settings.limits)
     if "engine" in what.live:
         asgi.state.engine_config = app.settings.engine_config()
+        asgi.state.rename_requests.engine_config = asgi.state.engine_config
     for line in reloading.describe(what):
         log.info("reload: %s", line)
 
@@ -50,13 +53,29 @@ def register(cli: click.Group) -> None:
     @click.option("--port", type=int, default=None, help="port (default: server.port; 0 = any free)")
     def serve(app: AppContext, host: str | None, port: int | None) -> None:
         """Serve the v1 HTTP API (without the scheduler; `renamerd run` serves it too)."""
+        import threading
+
         import uvicorn
 
-        asgi = build_app(app)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until the reload handler is set
+        from renamerd.runtime.daemon import ENGINE_GRACE_S
+        from renamerd.runtime.engine_pool import EnginePool
+
+        pool = EnginePool.from_settings(app.settings)
+        pool.start()
+        asgi = build_app(app, engine_pool=pool)
         config = uvicorn_config(app, asgi, host, port)
         assert isinstance(config, uvicorn.Config)
         signal.signal(signal.SIGHUP, lambda _s, _f: _reload_api(app, asgi))
-        server = uvicorn.Server(config)
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+                super().handle_exit(sig, frame)
+                cut = threading.Timer(ENGINE_GRACE_S, pool.stop)
+                cut.daemon = True
+                cut.start()
+
+        server = Server(config)
         click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)
         # uvicorn re-raises SIGTERM after its graceful shutdown; end with status 0 instead
         previous = signal.signal(signal.SIGTERM, _exit_cleanly)
@@ -64,3 +83,4 @@ def register(cli: click.Group) -> None:
             server.run()
         finally:
             signal.signal(signal.SIGTERM, previous)
+            pool.stop()
