@@ -99,14 +99,15 @@ def test_kill_9_mid_rename_then_restart_gives_the_credits_back(db: Database,
             t.join(30)
         lost = reserved(db)
         charged = count(db, "charged")  # a rename that finished before the kill
-        assert lost >= 2 and lost + charged == RENAMES
-        assert accounts.credits.balance(user.id) == 10 - RENAMES
+        kept = count(db, "refunded")  # ... or finished keeping its name (nothing charged)
+        assert lost >= 2 and lost + charged + kept <= RENAMES  # one may not have started
+        assert accounts.credits.balance(user.id) == 10 - lost - charged
         time.sleep(1.2)  # older than grace (0) + the engine's deadline (1 s)
         proc = serve(config)
         wait_for(up, 60, "the restarted server")
         wait_for(lambda: reserved(db) == 0, 10, "the refund")
         assert accounts.credits.balance(user.id) == 10 - charged
-        assert count(db, "refunded") == lost
+        assert count(db, "refunded") == lost + kept
         time.sleep(0.5)
         assert accounts.credits.balance(user.id) == 10 - charged  # once
     finally:
