@@ -1,5 +1,6 @@
 """The Admin page in a real browser: disable and enable a user, deduct credits with a reason,
-delete a user after the confirmation step. Saves var/screenshots/admin.png."""
+delete a user after the confirmation step; and the Try it page. Saves var/screenshots/admin.png
+and try-it.png."""
 
 from __future__ import annotations
 
@@ -46,3 +47,20 @@ def test_the_admin_page_as_an_admin_uses_it(make_live: Callable[..., Live],
     page.get_by_role("button", name="Delete bob@example.org").click()
     expect(page.get_by_text("bob@example.org is deleted")).to_be_visible()
     expect(page.locator("tbody tr", has_text="bob@example.org")).to_have_count(0)
+
+
+def test_try_it_in_the_browser(make_live: Callable[..., Live], new_page: Callable[[], Any],
+                               tmp_path: Any) -> None:
+    from daemon.e2e import invoice_pdf
+
+    live = make_live(daemon=False)
+    live.user("ada@example.org")
+    doc = tmp_path / "scan_0001.pdf"
+    doc.write_bytes(invoice_pdf(5))
+    page = sign_in_page(new_page(), live.url, "ada@example.org")
+    page.get_by_role("link", name="Try it").click()
+    page.get_by_label("Document").set_input_files(str(doc))
+    page.get_by_role("button", name="Try it").click()
+    expect(page.locator("#suggested-name")).to_contain_text("INV-10005")
+    expect(page.get_by_text("One credit charged; 49 left.")).to_be_visible()
+    shot(page, "try-it")

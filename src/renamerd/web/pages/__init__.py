@@ -14,9 +14,10 @@ from renamerd.web.pages import (
     overview,
     team,
     tokens,
+    try_it,
 )
 
 ROUTERS: list[APIRouter] = [
     auth.router, oidc.router, overview.router, jobs.router, connect.router, connections.router,
-    tokens.router, team.router, admin.router,
+    try_it.router, tokens.router, team.router, admin.router,
 ]
