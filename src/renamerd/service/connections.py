@@ -143,12 +143,9 @@ class Connections:
         values = {"strategy": "by_date_type", **fields.values}
         if "watch" not in values:
             raise InvalidConnection("watch: the folder to watch is required")
-        taken = {c.name for c in self.settings.connections}
         with self.db.write_session() as s:
-            name = f"{provider}-{random.token_hex(3)}"
-            while name in taken or s.get(UserConnection, name) is not None:
-                name = f"{provider}-{random.token_hex(3)}"
-            row = UserConnection(name=name, owner_id=user_id, provider=provider, **values)
+            row = UserConnection(name=self._new_name(s, provider), owner_id=user_id,
+                                 provider=provider, **values)
             s.add(row)
             return row
 
@@ -157,14 +154,19 @@ class Connections:
         folder is saved (the person chooses it next). Raises InvalidConnection."""
         if provider not in self.settings.providers:
             raise InvalidConnection(f"provider: {provider!r} is not configured here")
-        taken = {c.name for c in self.settings.connections}
         with self.db.write_session() as s:
-            name = f"{provider}-{random.token_hex(3)}"
-            while name in taken or s.get(UserConnection, name) is not None:
-                name = f"{provider}-{random.token_hex(3)}"
-            row = UserConnection(name=name, owner_id=user_id, provider=provider, watch="")
+            row = UserConnection(name=self._new_name(s, provider), owner_id=user_id,
+                                 provider=provider, watch="")
             s.add(row)
             return row
+
+    def _new_name(self, s: Any, provider: str) -> str:
+        """A free name ("gdrive-3f9a2c"): in neither the config file nor the table."""
+        taken = {c.name for c in self.settings.connections}
+        name = f"{provider}-{random.token_hex(3)}"
+        while name in taken or s.get(UserConnection, name) is not None:
+            name = f"{provider}-{random.token_hex(3)}"
+        return name
 
     def update(self, user_id: str, name: str, fields: Fields) -> UserConnection:
         """Change the given settings. Raises ConnectionNotFound. Safe to repeat."""
