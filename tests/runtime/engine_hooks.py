@@ -45,3 +45,17 @@ def allocate_pdf(data: bytes, filename: str, options: RenameOptions, config: Any
     held = bytearray(2048 * 1024 * 1024)
     del held
     return rename(data, filename, options, config)  # type: ignore[no-any-return]
+
+
+def inherited(data: bytes, filename: str, options: RenameOptions, config: Any) -> Any:
+    """What the worker holds that it did not open itself: the files its descriptors point
+    to, and its threads."""
+    import threading
+
+    files = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            files.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue
+    return files, threading.active_count()

@@ -119,3 +119,22 @@ def test_stop_kills_a_stuck_worker_within_a_second(pools: list[EnginePool]) -> N
     assert pids and not any(alive(p) for p in pids)
     pool.fn = hooks.pid  # a rename after stop() starts new workers
     assert pool.rename(b"0", "x", OPTIONS, CONFIG)[0] not in pids
+
+
+def test_workers_inherit_no_database_connection_and_no_thread(tmp_path, pools) -> None:
+    """Started from a forkserver, not forked from this process: the SQLite file this process
+    has open (and its threads) are not in the worker."""
+    from renamerd.storage.database import Database
+
+    db = Database(f"sqlite:///{tmp_path / 'held.db'}")
+    db.upgrade()
+    with db.session() as s:
+        s.connection()
+        busy = threading.Thread(target=time.sleep, args=(2,))
+        busy.start()
+        pool = make(pools, hooks.inherited)
+        files, threads = pool.rename(b"", "x", OPTIONS, CONFIG)
+        busy.join()
+    db.dispose()
+    assert not [f for f in files if "held.db" in f], files
+    assert threads <= 2  # its main thread (and pebble's result sender at most)

@@ -186,3 +186,25 @@ def test_api_refuses_a_rename_past_the_memory_ceiling_and_refunds(
             assert accounts.credits.balance(user.id) == balance
     finally:
         pool.stop()
+
+
+def test_daemon_fails_a_job_past_the_memory_ceiling_with_the_reason(
+        sqlite_db: Database, tmp_path: Path) -> None:
+    name = f"memory{os.getpid()}_{next(_ids)}"
+    drive = memory.drive(name)
+    drive.mkdir("/inbox")
+    settings = settings_for(sqlite_db, tmp_path, connections=[{
+        "name": name, "provider": "memory", "owner": "owner@example.com", "watch": "/inbox",
+        "target": "/lib", "poll_seconds": 0.2, "options": {"drive": name}}])
+    pool = EnginePool(workers=1, deadline_s=10, memory_limit_mb=300, fn=hooks.allocate_pdf)
+    daemon = Daemon(settings, sqlite_db, workers=1, engine_pool=pool)
+    daemon.start()
+    try:
+        drive.put("/inbox/big.pdf", invoice_pdf(6))
+        wait_for_state(sqlite_db, "big.pdf", J.FAILED)
+        job = job_named(sqlite_db, "big.pdf")
+        assert job is not None and job.attempts <= 1
+        assert job.error is not None and "engine.memory_limit_mb" in job.error
+    finally:
+        daemon.stop(5)
+        memory.forget_drive(name)
