@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -121,7 +122,8 @@ def test_stop_kills_a_stuck_worker_within_a_second(pools: list[EnginePool]) -> N
     assert pool.rename(b"0", "x", OPTIONS, CONFIG)[0] not in pids
 
 
-def test_workers_inherit_no_database_connection_and_no_thread(tmp_path, pools) -> None:
+def test_workers_inherit_no_database_connection_and_no_thread(
+        tmp_path: Path, pools: list[EnginePool]) -> None:
     """Started from a forkserver, not forked from this process: the SQLite file this process
     has open (and its threads) are not in the worker."""
     from renamerd.storage.database import Database

@@ -86,10 +86,6 @@ class Worker(ReadingSteps):
         return self.settings.engine_config()
 
     @property
-    def uses_default_engine(self) -> bool:
-        return self._engine is None or self._engine is default_engine()
-
-    @property
     def engine(self) -> EngineFn:
         if self._engine is None:
             self._engine = default_engine()
