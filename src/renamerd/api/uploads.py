@@ -213,6 +213,9 @@ async def read_upload(request: Request, max_bytes: int) -> Upload:
         parser.finalize()
     except MultipartParseError as err:
         _discard(collector)
+        if "header size" in str(err):  # a file name of thousands of characters, most often
+            raise ApiError(400, "a part's header is too long: give a file name of at most 255 "
+                           "characters", INVALID) from err
         raise ApiError(400, "malformed multipart body", INVALID) from err
     except ClientDisconnect as err:
         _discard(collector)
