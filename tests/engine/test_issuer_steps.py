@@ -95,3 +95,20 @@ def test_lines_of_the_address_block_under_the_name_are_no_letterhead() -> None:
             "KUALA SELANGOR\n03-3279 1851.\nGST No.:001601310720\n25/01/2018 1:22:56PM\n"
             "TAX INVOICE\nTOTAL 9.00\nCASH 50.00\nCHANGE 41.00")
     assert extract([text]).values["issuer"] == "FUYIMINIMARKET"
+
+
+@pytest.mark.parametrize(("lines", "issuer"), [
+    (["PT Sinar Jaya", "Jl. Sudirman No. 5, Jakarta", "", "Faktur", "No. Faktur: INV-1",
+      "Tanggal: 12/03/2024", "Total: Rp 1.250.000"], "PT Sinar Jaya"),
+    (["CV Maju Bersama", "Jl. Merdeka 10, Bandung", "", "Faktur", "Tanggal: 12/03/2024"],
+     "CV Maju Bersama"),
+    (["주식회사 한빛전자", "서울특별시 강남구 테헤란로 1", "", "세금계산서", "날짜: 2024-03-12",
+      "합계: 125,000원"], "주식회사한빛전자"),
+])
+def test_a_legal_form_written_before_the_name(lines: list[str], issuer: str) -> None:
+    from engine.docmaker import make_pdf
+    from renamerd.engine import rename
+    from renamerd.engine.types import EngineConfig, RenameOptions
+
+    result = rename(make_pdf(lines), "x.pdf", RenameOptions(), EngineConfig())
+    assert result.extracted_info.get("issuer") == issuer

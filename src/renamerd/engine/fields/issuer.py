@@ -251,6 +251,9 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
     is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
     the next line when that is a lone legal form or the name ends in "&"."""
     doc, n = ctx.doc, len(ctx.doc.lines)
+    if suffix and suffix.start() == 0 and suffix.group(0).strip() in PREFIX_FORMS \
+            and text[suffix.end():].strip():
+        return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
     if suffix:
         head = text[:suffix.start()]
         cut = max(head.rfind(": "), head.rfind(", "))
@@ -282,6 +285,9 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
             text = f"{text} {nxt.text}"
     return text, suffix
 
+
+#: legal forms written before the name (Indonesia, Korea)
+PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사"})
 
 #: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
 _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
