@@ -41,6 +41,24 @@ class Seen:
 
 
 @pytest.fixture
+def every_logger_at_debug() -> Any:
+    """Every logger at DEBUG and propagating to the root (where caplog listens), whatever
+    earlier tests of this process set; restored afterwards."""
+    loggers = [logging.getLogger()] + [logging.getLogger(name) for name in
+                                       list(logging.root.manager.loggerDict)]
+    saved = [(lg, lg.level, lg.propagate, lg.disabled) for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.DEBUG)
+        lg.propagate = True
+        lg.disabled = False
+    yield
+    for lg, level, propagate, disabled in saved:
+        lg.setLevel(level)
+        lg.propagate = propagate
+        lg.disabled = disabled
+
+
+@pytest.fixture
 def drive() -> Any:
     emu = DriveEmulator(clients={"emu-client": CLIENT_SECRET}).start()
     emu.state.consent_page = True
@@ -49,7 +67,8 @@ def drive() -> Any:
 
 
 def test_a_whole_session_leaks_no_secret(tmp_path: Path, drive: DriveEmulator,
-                                         caplog: pytest.LogCaptureFixture) -> None:
+                                         caplog: pytest.LogCaptureFixture,
+                                         every_logger_at_debug: None) -> None:
     caplog.set_level(logging.DEBUG)
     settings = Settings(
         database={"url": f"sqlite:///{tmp_path / 'r.db'}"},
