@@ -47,11 +47,14 @@ def every_logger_at_debug() -> Any:
     loggers = [logging.getLogger()] + [logging.getLogger(name) for name in
                                        list(logging.root.manager.loggerDict)]
     saved = [(lg, lg.level, lg.propagate, lg.disabled) for lg in loggers]
+    disabled_below = logging.root.manager.disable
+    logging.disable(logging.NOTSET)
     for lg in loggers:
         lg.setLevel(logging.DEBUG)
         lg.propagate = True
         lg.disabled = False
     yield
+    logging.disable(disabled_below)
     for lg, level, propagate, disabled in saved:
         lg.setLevel(level)
         lg.propagate = propagate
