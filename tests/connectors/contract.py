@@ -319,6 +319,17 @@ class ConnectorContract:
         assert parent and parent != fid
         assert h.listing(p(h, "lib")) == ["2024"]
 
+    def test_list_folders_names_the_folders_only(self, harness: Harness) -> None:
+        h = harness
+        h.connector.ensure_folder(p(h, "lib/2024"))
+        h.connector.ensure_folder(p(h, "lib/2023"))
+        h.put(p(h, "lib/note.pdf"), b"x")
+        assert h.connector.list_folders(p(h, "lib")) == ["2023", "2024"]
+        assert h.connector.list_folders(p(h, "lib/2024")) == []
+        assert "lib" in h.connector.list_folders(h.root)
+        with pytest.raises(NotFound):
+            h.connector.list_folders(p(h, "no such folder"))
+
     def test_ensure_folder_reuses_existing(self, harness: Harness) -> None:
         h = harness
         h.put(p(h, "lib/Taxes/x.pdf"), b"x")

@@ -98,6 +98,10 @@ def test_connect_set_folders_rename_undo(provider: Provider, make_live: Callable
         expect(page.get_by_label("Watch folder")).to_be_visible()
         provider.mkdir("/Scans")
         provider.put("/Scans/scan_0001.pdf", invoice_pdf(3))
+        # the folder browser lists the drive's folders; a click chooses one
+        page.get_by_role("button", name="Browse folders").first.click()
+        page.get_by_role("button", name="Scans", exact=True).click()
+        expect(page.get_by_label("Watch folder")).to_have_value("/Scans")
         page.get_by_label("Watch folder").fill("/Scans")
         page.get_by_label("Target folder").fill("/Documents")
         page.get_by_label("Strategy").select_option("by_date_type")

@@ -119,6 +119,23 @@ class DropboxConnector:
 
         return self.api.call("download", fetch)
 
+    def list_folders(self, path: str) -> list[str]:
+        """See `Connector.list_folders`: `files/list_folder` (and its continuations), folders
+        only. Raises NotFound."""
+        folder = api_path(path)
+        result = self.api.call("list_folder", lambda: self.api.dbx.files_list_folder(
+            folder, recursive=False, include_deleted=False))
+        names = []
+        while True:
+            names += [str(e.name) for e in result.entries
+                      if isinstance(e, dbx_files.FolderMetadata)]
+            if not result.has_more:
+                return sorted(names)
+            result = self.api.call(
+                "list_folder/continue",
+                lambda c=result.cursor: self.api.dbx.files_list_folder_continue(c),  # type: ignore[misc]
+            )
+
     def ensure_folder(self, path: str) -> str:
         """See `Connector.ensure_folder`: the folder's "id:..." ("/" for the root). Idempotent.
 

@@ -97,6 +97,15 @@ class DriveFolders:
         """Everything directly in `folder_id` that is not trashed."""
         return self._list(f"{quote(folder_id)} in parents and trashed = false")
 
+    def list_folders(self, path: str) -> list[str]:
+        """See `Connector.list_folders`: the folders in `path` (one files.list, paged).
+        Raises NotFound."""
+        folder_id = self.resolve(path, create=False)
+        if folder_id is None:
+            raise NotFound(f"folder {path} not found")
+        q = f"{quote(folder_id)} in parents and trashed = false and mimeType = {quote(FOLDER)}"
+        return sorted({str(f.get("name", "")) for f in self._list(q)})
+
     def named(self, parent_id: str, name: str, *, folders: bool) -> list[dict[str, Any]]:
         """Items called exactly `name` in `parent_id`, oldest first (files or folders only)."""
         kind = "=" if folders else "!="

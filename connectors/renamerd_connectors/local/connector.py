@@ -162,6 +162,19 @@ class LocalConnector:
 
     # ---- ensure_folder, move
 
+    def list_folders(self, path: str) -> list[str]:
+        """See `Connector.list_folders`: real folders only (no links), hidden ones left out.
+        Raises NotFound."""
+        path = norm(path)
+        try:
+            with os.scandir(path) as entries:
+                return sorted(e.name for e in entries
+                              if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+        except (FileNotFoundError, NotADirectoryError) as err:
+            raise NotFound(f"folder {path} not found") from err
+        except OSError as err:
+            raise ConnectorError(f"cannot list {path}: {err.strerror}") from err
+
     def ensure_folder(self, path: str) -> str:
         """See `Connector.ensure_folder`: makes `path` and parents; returns the normalised path.
         Idempotent. Raises Conflict if a file holds one of the names."""

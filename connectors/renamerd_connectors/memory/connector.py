@@ -120,6 +120,15 @@ class MemoryConnector:
         dest.write(data)
         return len(data)
 
+    def list_folders(self, path: str) -> list[str]:
+        """See `Connector.list_folders`. One API call. Raises NotFound."""
+        d = self.drive
+        self._call("list_folders")
+        with d._lock:
+            folder_id = self._folder(path)
+            return sorted(d._nodes[c].name for c in d._children[folder_id].values()
+                          if d._nodes[c].folder)
+
     def ensure_folder(self, path: str) -> str:
         """See `Connector.ensure_folder`. Idempotent. Raises Conflict if a file holds a name."""
         self._call("ensure_folder")

@@ -97,6 +97,20 @@ class OneDriveConnector:
 
     # ------------------------------------------------------------------ writes
 
+    def list_folders(self, path: str) -> list[str]:
+        """See `Connector.list_folders`: the folder's `/children`, paged (`@odata.nextLink`),
+        folders only. Raises NotFound."""
+        item = self.graph.get(self.graph.path_url(path))
+        if item is None or "folder" not in item:
+            raise NotFound(f"onedrive {self.name}: no folder {path!r}")
+        url: str | None = f"{self.graph.item_url(str(item['id']))}/children"
+        names: list[str] = []
+        while url:
+            page = self._request("GET", url).json()
+            names += [str(c["name"]) for c in page.get("value", []) if "folder" in c]
+            url = page.get("@odata.nextLink")
+        return sorted(names)
+
     def ensure_folder(self, path: str) -> str:
         """Create `path` and missing parents; return the folder id. Idempotent (a 409 from a
         concurrent creation is resolved by looking the folder up). Conflict if a file is there."""

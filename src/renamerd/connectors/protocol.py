@@ -134,6 +134,12 @@ class Connector(Protocol):
         """
         ...
 
+    def list_folders(self, path: str) -> list[str]:
+        """The names of the folders directly in folder `path`, sorted (files left out): what
+        the web app's folder browser shows. Read-only; raises NotFound when `path` is no
+        folder."""
+        ...
+
     def ensure_folder(self, path: str) -> str:
         """Create `path` and its parents as needed and return the folder's id.
 

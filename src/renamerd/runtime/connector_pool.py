@@ -147,3 +147,16 @@ def stop_connection(db: Database, name: str, message: str) -> None:
             listener(name, message)
         except Exception:
             log.exception("stop listener failed")
+
+
+def list_folders(settings: Settings, db: Database, conf: ConnectionSettings, path: str
+                 ) -> list[str]:
+    """The folders in `path` of connection `conf` (also one the daemon does not poll yet: a
+    web connection whose folders are being chosen), through a connector opened for this call.
+    Raises like `Connector.list_folders` and like opening it."""
+    pool = ConnectorPool(settings, db)
+    pool.by_name[conf.name] = conf
+    try:
+        return pool.open_new(conf.name).list_folders(path)
+    finally:
+        pool.close()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse, Response
 
 from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES
+from renamerd.runtime.connector_pool import list_folders
 from renamerd.service.connection_views import connections_of
 from renamerd.service.connections import (
     PROVIDER_NAMES,
@@ -20,6 +21,7 @@ from renamerd.service.connections import (
     Connections,
     Fields,
     InvalidConnection,
+    as_settings,
 )
 from renamerd.service.web_sessions import SignedIn
 from renamerd.storage.models import UserConnection
@@ -114,6 +116,26 @@ async def _save(request: Request, me: SignedIn, name: str, values: dict[str, Any
                         f"Saved: {name} takes the new settings within one poll.")
 
     return await anyio.to_thread.run_sync(run)
+
+
+@router.get("/connections/{name}/folders")
+def folders(request: Request, name: str, path: str = Query("/", max_length=1000),
+            me: SignedIn = Depends(require_user)) -> Response:
+    """The folders in `path` of the user's connection `name`, as JSON for the folder browser:
+    {"path", "folders"}; 404 for another user's connection or a path that is no folder."""
+    from renamerd.connectors import ConnectorError, NotFound
+
+    row = _mine(request, me, name)
+    state = web_state(request)
+    path = "/" + path.strip().strip("/")
+    try:
+        folder_names = list_folders(state.settings, state.db, as_settings(
+            row, me.user.email, state.settings), path)
+    except NotFound:
+        return JSONResponse({"error": f"no folder {path}"}, status_code=404)
+    except ConnectorError as err:
+        return JSONResponse({"error": f"the drive did not answer: {err}"}, status_code=502)
+    return JSONResponse({"path": path, "folders": folder_names})
 
 
 @router.post("/connections/{name}/delete")

@@ -76,8 +76,46 @@
     schedule();
   }
 
+  // Folder browser: <button data-browse="INPUT-ID" data-url="/connections/NAME/folders">
+  // lists the folders of the path typed in the input; a click on one goes into it.
+  function setUpBrowser(button) {
+    var input = document.getElementById(button.getAttribute("data-browse"));
+    var list = document.createElement("ul");
+    list.className = "folders";
+    list.setAttribute("aria-live", "polite");
+    button.parentNode.appendChild(list);
+    function item(label, path) {
+      var li = document.createElement("li");
+      var choose = document.createElement("button");
+      choose.type = "button";
+      choose.className = "small";
+      choose.textContent = label;
+      choose.addEventListener("click", function () { input.value = path; show(path); });
+      li.appendChild(choose);
+      list.appendChild(li);
+    }
+    function show(path) {
+      list.textContent = "";
+      fetch(button.getAttribute("data-url") + "?path=" + encodeURIComponent(path || "/"),
+            {headers: {"Accept": "application/json"}, credentials: "same-origin"})
+        .then(function (r) { return r.json().then(function (body) { return [r.ok, body]; }); })
+        .then(function (answer) {
+          var body = answer[1];
+          if (!answer[0]) { list.textContent = body.error || "The folders could not be listed."; return; }
+          var here = body.path.replace(/\/+$/, "");
+          if (here) { item("↑ up", here.slice(0, here.lastIndexOf("/")) || "/"); }
+          body.folders.forEach(function (name) { item(name, here + "/" + name); });
+          if (!body.folders.length) { list.appendChild(document.createTextNode("No folders in " + (here || "/") + ".")); }
+        })
+        .catch(function () { list.textContent = "The folders could not be listed."; });
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () { show(input.value); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUpCopyButtons(document);
     document.querySelectorAll("[data-live]").forEach(setUpLiveList);
+    document.querySelectorAll("button[data-browse]").forEach(setUpBrowser);
   });
 })();
