@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.numbers import invoice_number_label_at_end
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
@@ -73,7 +74,9 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         rf"({months})\.?[ \t\-/,]*(?:de[ \t]+)?'?(\d{{4}}|\d{{2}})(?!\w)"
     )
     mdy = re.compile(
-        rf"(?<![\w])({months})\.?[ \t\-]*(\d{{1,2}})(?:st|nd|rd|th)?,?[ \t\-]+(\d{{4}})(?!\w)"
+        # ("August 3, 2014", "August 3 , 2014" as a text layer may space it, "Aug 3,2014")
+        rf"(?<![\w])({months})\.?[ \t\-]*(\d{{1,2}})(?:st|nd|rd|th)?"
+        r"(?:[ \t]*,[ \t\-]*|[ \t\-]+)(\d{4})(?!\w)"
     )
     return numeric, dmy, mdy
 
@@ -293,7 +296,11 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
     if last is not None:
         gap = prefix[last.end():]
         if _GAP.match(gap) and len(gap) <= MAX_LABEL_GAP:
-            return last.group(0), _kind_of(last.group(0), kinds), 1.0
+            kind = _kind_of(last.group(0), kinds)
+            if _CONNECTOR.fullmatch(last.group(0)):
+                return _before_connector(prefix[:last.start()], last.group(0), kind,
+                                         language, pattern, kinds)
+            return last.group(0), kind, 1.0
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
             return last.group(0), _kind_of(last.group(0), kinds), 0.6
@@ -303,6 +310,28 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
         if pm is not None and _GAP.match(prev.folded[pm.end():]):
             return pm.group(0), _kind_of(pm.group(0), kinds), 0.8
     return ("", "", 0.0)
+
+
+#: a short word that joins a date to what comes before it ("le", "du", "vom", "del", "dnia")
+_CONNECTOR = re.compile(r"[^\W\d_]{2,4}\.?")
+#: what may stand between a label and its connector ("Date limite de paiement le")
+_CONNECTOR_GAP = re.compile(r"^[\s:,]{0,3}$")
+
+
+def _before_connector(before: str, connector: str, kind: str, language: str,
+                      pattern: re.Pattern[str], kinds: dict[str, str]) -> tuple[str, str, float]:
+    """The label of a date written after a connector word: the label just before the
+    connector when there is one ("date limite de paiement le 05 juillet": a due date), an
+    issue date after an invoice number ("Facture n° 562044387 du 02 juillet 2015", "Rechnung
+    Nr. 123 vom 5. Mai"), else the connector's own kind."""
+    earlier = _last_match(pattern, before)
+    if earlier is not None and _CONNECTOR_GAP.match(before[earlier.end():]):
+        earlier_kind = _kind_of(earlier.group(0), kinds)
+        if earlier_kind not in ("date", "period"):
+            return earlier.group(0), earlier_kind, 1.0
+    if invoice_number_label_at_end(before, language):
+        return connector, "issue_date", 0.8
+    return connector, kind, 1.0
 
 
 def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

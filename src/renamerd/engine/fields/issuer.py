@@ -50,7 +50,10 @@ _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail"
 _ADDRESS = re.compile(
     r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
     r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
-    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building)(?!\w)",
+    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building)(?!\w)"
+    # a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5")
+    r"|[^\W\d_]{2,}(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
+    r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
     re.I,
 )
 _DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
@@ -63,6 +66,17 @@ _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|b
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 _SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
+#: a company's legal details: the name written just before them (same line, or the line
+#: above when they start a line) is the issuer's: a customer's are never printed so
+_LEGAL_DETAILS = re.compile(
+    r"(?<!\w)(?:au capital de|capital social|capitale sociale|share capital|stammkapital|"
+    r"grundkapital|kapitał zakładowy|siège social|sede legale|sede social|domicilio social|"
+    r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
+    r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
+#: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
+_GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
+                       r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
+                       r"olá|prezado|merhaba|hei|moi)\b", re.I)
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
 
@@ -100,6 +114,27 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
         registration.update(load(lang)["labels"].get("registration", []))
     rec = re.compile(r"^(?:" + alternation(recipient) + r")\s*(?::|$)")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
+
+
+@functools.cache
+def _seller_labels(language: str, kind: str = "sender") -> re.Pattern[str]:
+    """A seller label at the start of a segment ("Sold by", "Verkäufer:", "Titulaire du
+    compte :", "Service Provider:"): what follows it, or the line below when nothing does,
+    names the issuer. A one-word label needs its colon ("From:", not "From the team").
+    With kind="operator": the label of a brand's operating company ("Operated by",
+    "Provozovatel", "İşletmeci"), which may go without its colon."""
+    single: set[str] = set()
+    multi: set[str] = set()
+    # (an operator's label is distinctive in any language: a Czech hotel's French bill)
+    langs = LANGUAGES if kind == "operator" else (language, "en")
+    for lang in langs:
+        for phrase in load(lang)["labels"].get(kind, []):
+            if lang not in (language, "en") and len(phrase) < 6:
+                continue
+            (multi if " " in phrase.strip() or kind == "operator" else single).add(phrase)
+    # (at the start, or after a dash or bar: "Virement BRED – Titulaire du compte : NETPRESSE")
+    return re.compile(r"(?:^[^\w(]*|\s[-–|·•]\s)(?:(?:" + alternation(multi) + r")\s*[:：]?"
+                      r"|(?:" + alternation(single) + r")\s*(?:[:：]|$))\s*")
 
 
 def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
@@ -188,6 +223,11 @@ class _Page:
     #: letterhead are the address block, unless they carry a legal form)
     address_from: int | None = None
     fixed: dict[int, str] = field(default_factory=dict)
+    #: lines that name a company just before its legal details
+    legal_named: set[int] = field(default_factory=set)
+    #: (line, segment) pairs that follow a seller label / an operating company's label
+    sold_by: set[tuple[int, int]] = field(default_factory=set)
+    operated_by: set[tuple[int, int]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.domain_keys = [d.replace("-", "") for d in self.domains]
@@ -209,7 +249,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
     cut = cut_registration(text, ctx.registration)
-    if cut is None:
+    if cut is None or _label_only(cut) or _colon_below(ctx.doc, line):
         return None
     suffix = legal_suffix(cut)
     if line.index not in ctx.wanted and not suffix:
@@ -227,7 +267,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
         return None  # what follows only lowers the score
-    score = _after_penalties(ctx, value, text, suffix, score)
+    score = _after_penalties(ctx, value, text, suffix, score, line, reasons)
     if score < MIN_SCORE:
         return None
     return IssuerCandidate(value, line, score, tuple(reasons))
@@ -256,7 +296,10 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
         return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
     if suffix:
         head = text[:suffix.start()]
-        cut = max(head.rfind(": "), head.rfind(", "))
+        # (a comma right before the form belongs to the name: "Amazon Web Services, Inc.")
+        bare = head.rstrip()
+        bare = bare[:-1] if bare.endswith(",") else head
+        cut = max(bare.rfind(": "), bare.rfind(", "))
         start = cut + 2 if cut >= 0 else 0
         start = _after_lower_case_words(text, start, suffix.start())
         text = text[start:suffix.end()]
@@ -269,7 +312,8 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
         short = short or not _RX0.search(business_words().sub(" ", fold(text[:suffix.start()])))
         if (seg_no == 0 and (name_words(text) <= 1 or short) and prev is not None
-                and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)):
+                and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)
+                and legal_suffix(prev.text) is None):
             text = f"{prev.text} {text}"
             reasons.append(_CONTINUED)
         return text, suffix
@@ -315,6 +359,19 @@ _CONTINUED = "name continues from the line above"
 _BRACKETED = re.compile(r"\([^()]*\)")
 
 
+def _label_only(text: str) -> bool:
+    """A short label waiting for its value ("Notes :", "Bank details:"): no name."""
+    stripped = text.rstrip()
+    return (stripped.endswith((":", "：")) and len(stripped.split()) <= 3
+            and legal_suffix(stripped) is None)
+
+
+def _colon_below(doc: Doc, line: Line) -> bool:
+    """The line below is a lone colon: this line is a label whose colon a text layer put on
+    a line of its own ("Notes" / ":")."""
+    return line.index + 1 < len(doc.lines) and doc.lines[line.index + 1].text in (":", "：")
+
+
 def _unclosed(text: str) -> bool:
     """`text` opens a bracket it does not close."""
     return text.count("(") > text.count(")")
@@ -341,6 +398,15 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
             reasons: list[str]) -> float:
     """What speaks for `value` as the issuer (reasons appended to `reasons`)."""
     score = 0.0
+    if (line.index, seg_no) in ctx.sold_by:
+        score += 4.0
+        reasons.append("after a seller label")
+    if line.index in ctx.legal_named and seg_no == 0:
+        score += 4.5  # a customer's capital or registered office is never printed
+        reasons.append("named with its legal details")
+    if (line.index, seg_no) in ctx.operated_by:
+        score -= 3.0  # either is a good issuer; the brand the customer knows is preferred
+        reasons.append("operating company of a brand")
     if ctx.sender_line == line.index and seg_no == 0:
         score += 3.5
         reasons.append("sender line")
@@ -404,15 +470,17 @@ def _text_merits(ctx: _Page, value: str, reasons: list[str]) -> float:
 
 
 def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None,
-                     score: float) -> float:
+                     score: float, line: Line, reasons: list[str]) -> float:
     """`score` less what speaks against `value` (tests cheapest first; stops once the score
     is under MIN_SCORE, since each test only lowers it)."""
+    text_line, sold_by = line.text, "after a seller label" in reasons
     split = value.split()
     words = [w for w in split if w[:1].isalpha()]
     folded = fold(value)
     vocab, registration = ctx.vocab, ctx.registration
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
+        (lambda: _GREETING.match(value), 4.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
         # (a branch in brackets, "(SETIA ALAM)", is no sentence)
         (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
@@ -429,6 +497,8 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         (lambda: _ADDRESS.search(value) or (not suffix and (
             _POSTCODE.search(value) or address_words().search(value))), 3.0),
         (lambda: _BANKISH.search(value), 4.0),
+        # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
+        (lambda: suffix and not sold_by and _BANKISH.search(text_line), 3.0),
     )
     for test, cost in penalties:
         if score < MIN_SCORE:
@@ -486,9 +556,12 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
         if ln.index not in skip and not garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
             rank[ln.index] = len(rank)
+    seller, operator = _seller_labels(language), _seller_labels(language, "operator")
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
+    ctx.legal_named = _legal_named(doc, skip)
+    ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:
         if line.index in skip:
@@ -499,6 +572,9 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
         segments = [seg for seg in _SEGMENT.split(ctx.fixed_line(line.index)) if seg.strip()]
         for seg_no, segment in enumerate(segments):
+            segment = _after_seller_label(ctx, line, segment, seg_no, seller, operator)
+            if not segment:
+                continue
             cand = _score_segment(ctx, line, segment, seg_no, len(segments))
             if cand is not None:
                 candidates.append(cand)
@@ -509,6 +585,49 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
     return candidates
+
+
+def _legal_named(doc: Doc, skip: set[int]) -> set[int]:
+    """Lines that name a company right before its legal details ("BOUYGUES TELECOM - Société
+    Anonyme au capital de ...", or "NETPRESSE" over "Siège social : ...")."""
+    out: set[int] = set()
+    for line in doc.lines:
+        m = _LEGAL_DETAILS.search(line.text)
+        if m is None or line.index in skip:
+            continue
+        head = line.text[:m.start()].strip(" -–|·,:")
+        if head:
+            out.add(line.index)
+        elif line.index > 0 and line.index - 1 not in skip:
+            out.add(line.index - 1)
+    return out
+
+
+def _after_seller_label(ctx: _Page, line: Line, segment: str, seg_no: int,
+                        seller: re.Pattern[str], operator: re.Pattern[str]) -> str:
+    """`segment` without a seller (or operator) label it starts with, marking what follows
+    as sold (operated) by: the rest of the segment, or the first line below not in brackets
+    when nothing is left; "" when only the label was there. A label over another label (a
+    table's header row, "Dodavatel" over "Odběratel") marks nothing."""
+    folded = fold(segment)
+    marks, m = ctx.sold_by, seller.search(folded)
+    if m is None:
+        marks, m = ctx.operated_by, operator.match(folded)
+        if m is None:
+            return segment
+    rest = segment[m.end():].strip()
+    if rest:
+        marks.add((line.index, seg_no))
+        ctx.wanted.add(line.index)
+        return rest
+    for below in ctx.doc.lines[line.index + 1:line.index + 3]:
+        if below.text.rstrip().endswith(":") or ctx.vocab.fullmatch(below.folded.strip(" :")):
+            break
+        if below.index not in ctx.skip and not below.text.startswith("("):
+            marks.add((below.index, 0))
+            ctx.wanted.add(below.index)
+            break
+    return ""
 
 
 def issuer_confidence(cands: list[IssuerCandidate]) -> float:

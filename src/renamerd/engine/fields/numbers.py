@@ -71,6 +71,22 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
     return pattern, strong, weak
 
 
+def invoice_number_label_at_end(text: str, language: str) -> bool:
+    """`text` (folded) ends with a specific invoice-number label and a value after it
+    ("facture n° 562044387 ", "invoice no. a-17 "). Pure."""
+    pattern, strong, _weak = _number_labels(language)
+    tail = text[-60:]
+    for m in pattern.finditer(tail):
+        if _RX0.sub(" ", m.group(0)) not in strong:
+            continue
+        gap_m = _NUMBER_GAP.match(tail, m.end())
+        offset = gap_m.end() if gap_m else m.end()
+        vm = _VALUE.match(tail, offset)
+        if vm and any(ch.isdigit() for ch in vm.group(0)) and not tail[vm.end():].strip():
+            return True
+    return False
+
+
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
     pattern, strong, weak = _number_labels(language)

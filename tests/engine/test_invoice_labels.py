@@ -1,0 +1,102 @@
+"""Rules about real born-digital invoices: seller labels, an operating company's label, bank
+lines, one-word streets, dates after a connector word. Each rule is about invoices in general
+(text of the kind real invoices carry, written here), never about one file."""
+
+from __future__ import annotations
+
+import pytest
+
+from renamerd.engine.fields import extract
+
+ITEMS = ("Pos. Description Qty Amount\n1 Informatique 47 14 9537,79\n2 Transports 38 2 931,86\n"
+         "3 Imprimerie 58 1 4705,29\n4 Bâtiment 15 3 3830,03\n5 Conseil 8 18 7821,52\n")
+
+
+def values(text: str) -> dict[str, object]:
+    return extract([text]).values
+
+
+# --- dates ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("Invoice Number: 42183017\nInvoice Date: August 3 , 2014", "2014-08-03"),
+    ("Invoice Date: Aug 3,2014\nDue: September 2, 2014", "2014-08-03"),
+])
+def test_a_month_name_date_with_a_spaced_or_tight_comma(text: str, expected: str) -> None:
+    assert str(values(text)["date"]) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a due-date label before a connector word ("le", "vom") keeps its kind
+    ("Facture n°562044387 du 02 Juillet 2015\n"
+     "Date limite de paiement le 05 Juillet 2015", "2015-07-02"),
+    # "<invoice number> of/du/vom <date>" is the issue date, not a period's start
+    ("Rechnung Nr. 2024-117 vom 05.03.2024\nLeistungszeitraum 01.02.2024 bis 29.02.2024",
+     "2024-03-05"),
+])
+def test_a_date_after_a_connector_word_takes_the_label_before_it(text: str,
+                                                                 expected: str) -> None:
+    assert str(values(text)["date"]) == expected
+
+
+# --- issuer -----------------------------------------------------------------------------------
+
+def test_a_name_after_a_seller_label_on_the_line_below_is_the_issuer() -> None:
+    text = ("Bill to Address:\nATTN: Lantern Labs Limited\n93B Harbour Road\nHong Kong\n"
+            "Service Provider:\n(Not to be used for payment remittance)\n"
+            "Northwind Cloud Services, Inc.\n410 Terry Ave North\nSeattle, WA 98109\n"
+            "Invoice Number: 42183017\nInvoice Date: August 3, 2014\nTotal $4.11")
+    assert values(text)["issuer"] == "Northwind Cloud Services, Inc."
+
+
+def test_the_account_holder_of_the_bank_details_names_the_issuer() -> None:
+    text = ("ALEXINUX\nde Lattre Alexis\n27 rue Henri Rolland\n69100 Villeurbanne\n"
+            "Facture n° 2022089083\nDate : 28/11/2022\nTotal TTC : 56,02 €\n"
+            "Virement BRED BANQUE POPULAIRE – Titulaire du compte : NETPRESSE\n"
+            "IBAN : FR76 1010 7002 4500 6170 5231 739\n"
+            "NETPRESSE\nSiège social : 16 rue Mollien - 92100 BOULOGNE\n"
+            "Sarl au capital de 10 000€ - RCS Paris B 530 848 134")
+    assert values(text)["issuer"] == "NETPRESSE"
+
+
+def test_a_comma_before_the_legal_form_stays_in_the_name() -> None:
+    text = "Acme Web Services, Inc.\n12 Main Street\nInvoice No. 5512\nDate: 2024-05-02"
+    assert values(text)["issuer"] == "Acme Web Services, Inc."
+
+
+@pytest.mark.parametrize("operated", [
+    "Exploité par Lefèvre Énergie S.A. · 21 rue de la Paix · 75007 Paris",
+    "Provozovatel Černý Tiskárna spol. s r.o. · Na Příkopě 12 · 110 00 Praha",
+    "İşletmeci Kaya Enerji Ltd. Şti. · Atatürk Cad. 5 · 34000 İstanbul",
+])
+def test_the_brand_on_top_beats_its_operating_company_in_the_footer(operated: str) -> None:
+    text = ("Casa Verde\n21 rue de la Paix · 75007 Paris\nFACTURE\n"
+            "Numéro de facture: INV2025/73837\nDate de facture: 09/01/2025\n"
+            + ITEMS + "Total TTC: 377,37 €\nMerci de votre confiance.\n" + operated + "\n"
+            "TVA intracommunautaire 883674992 · BNP Paribas SA · IBAN DE85393917280646162632")
+    assert values(text)["issuer"] == "Casa Verde"
+
+
+def test_a_street_written_as_one_word_is_no_name() -> None:
+    text = ("Ravintola Kaisla\nKerkstraat 9 · 1003 AB Amsterdam\nFACTUUR\n"
+            "Factuurnummer: F-2025-88\nFactuurdatum: 09-01-2025\n" + ITEMS
+            + "Totaal te betalen: 120,00 €\n"
+            "Geëxploiteerd door Meijer Energie B.V. · Kerkstraat 9 · 1003 AB Amsterdam\n"
+            "BTW-nummer 466167664 · ING Bank N.V. · IBAN NL81INGB0779203846")
+    assert values(text)["issuer"] == "Ravintola Kaisla"
+
+
+def test_a_legal_form_between_bank_details_is_the_bank() -> None:
+    text = ("Casa Verde\nFACTURE\nNuméro de facture: 73837\nDate de facture: 09/01/2025\n"
+            "IBAN FR76 3000 4000 · BNP Paribas SA · BIC BNPAFRPP")
+    assert values(text)["issuer"] == "Casa Verde"
+
+
+def test_the_name_before_its_legal_details_is_the_issuer_not_a_greeting() -> None:
+    text = ("Bonjour, voici votre facture du 2 novembre 2019 :\n"
+            "Vos services Téléphonie Ouest 10,83 12,99\nDate de facture : 02/11/2019\n"
+            "N° de facture : 11608848301659\n" + ITEMS + "M DE LATTRE ALEXIS\nALEXINUX SARL\n"
+            "35 B RUE MONTGOLFIER\n69100 VILLEURBANNE\n"
+            "TELEPHONIE OUEST - Société Anonyme au capital de 712 588 399,56 € - "
+            "Siège social : 37-39, rue Boissière - 75116 PARIS - 397 480 930 R.C.S. PARIS")
+    assert values(text)["issuer"] == "TELEPHONIE OUEST"
