@@ -85,6 +85,8 @@ class ServerSettings(_Section):
     #: body must not stall longer than body_idle_timeout_s between two reads: else 408
     header_timeout_s: float = Field(10.0, gt=0)
     body_idle_timeout_s: float = Field(20.0, gt=0)
+    #: request line and headers together, in KiB: past it 431 and the connection is closed
+    max_header_kb: int = Field(64, ge=8, le=1024)
     #: open connections served at once; past it, new requests get 503 at once
     max_connections: int = Field(1000, ge=1)
     #: the address people and providers reach this server at (links in invitations, OAuth

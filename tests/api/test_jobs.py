@@ -113,6 +113,17 @@ def test_another_users_job_is_404_and_nothing_changes(setup: Setup) -> None:
     assert c.get("/api/v1/jobs").status_code == 401
 
 
+@pytest.mark.parametrize("job_id", ["9223372036854775808", "-9223372036854775809", "0", "-1",
+                                    "99999999999999999999999"])
+def test_a_job_id_no_job_can_have_is_404_not_a_crash(setup: Setup, job_id: str) -> None:
+    c = setup.client
+    r = c.get(f"/api/v1/jobs/{job_id}", headers=setup.ada)
+    assert r.status_code == 404 and r.json()["code"] == "NOT_FOUND"
+    for action in ("undo", "rename-again", "retry"):
+        r = c.post(f"/api/v1/jobs/{job_id}/{action}", headers=setup.ada)
+        assert r.status_code == 404 and r.json()["code"] == "NOT_FOUND"
+
+
 def test_docs_work_offline_and_take_a_bearer_token(setup: Setup) -> None:
     c = setup.client
     page = c.get("/docs")

@@ -131,6 +131,35 @@ def test_a_silent_connection_is_closed(server: Running) -> None:
     assert answer.startswith(b"HTTP/1.1 408 ") and time.monotonic() - start < HEADER_S + 3
 
 
+def test_an_endless_header_line_gets_431_and_is_cut_off(server: Running) -> None:
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"GET /api/v1/credits HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ")
+    sent = 0
+    try:
+        while sent < 4 * 1024 * 1024:  # far past the 64 KiB default; the server stops reading
+            s.sendall(b"a" * 16384)
+            sent += 16384
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    answer = _read_all(s, HEADER_S + 4)
+    s.close()
+    assert sent < 4 * 1024 * 1024 or answer.startswith(b"HTTP/1.1 431 "), answer[:60]
+    if answer:
+        assert answer.startswith(b"HTTP/1.1 431 ") and b'"HEADERS_TOO_LARGE"' in answer
+    # many headers that are each small but together too large: the same
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"GET /api/v1/credits HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+              + b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 100) for i in range(1000)) + b"\r\n"
+              + b"POST /api/v1/credits HTTP/1.1\r\nHost: x\r\ncontent-length: 3\r\n\r\nabc")
+    answer = _read_all(s, HEADER_S + 4)
+    s.close()
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:60]
+    # a normal request with a large but allowed header and a body in the same packet is served
+    r = httpx.get(f"{server.url}/api/v1/credits",
+                  headers={**server.auth, "X-Note": "n" * 30000}, timeout=10)
+    assert r.status_code == 200
+
+
 def _multipart(data: bytes) -> tuple[bytes, str]:
     boundary = "slowboundary"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "

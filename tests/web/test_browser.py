@@ -226,5 +226,12 @@ def test_the_jobs_page_with_renamed_documents(make_live: Callable[..., Live],
         DOCS_IMG.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(DOCS_IMG / "jobs.png"), full_page=True)
         shot(page, "jobs")
+        # on a phone the page does not scroll sideways (wide tables scroll inside their card)
+        page.set_viewport_size({"width": 390, "height": 844})
+        for path in ("/jobs", "/connections", "/"):
+            page.goto(live.url + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"{path} is {width} px wide on a 390 px screen"
+        shot(page, "mobile-overview")
     finally:
         memory.forget_drive(drive_name)

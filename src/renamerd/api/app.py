@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 
 from renamerd.api.auth import RateLimitHeaders
+from renamerd.api.body_limit import BodyLimit
 from renamerd.api.connections import router as connections_router
 from renamerd.api.docs import add_bearer_scheme, install_docs
 from renamerd.api.errors import install_handlers
@@ -100,6 +101,7 @@ def create_app(
     for router in (v1_router, jobs_router, connections_router, *routers):
         app.include_router(router)
     app.add_middleware(RateLimitHeaders, limiter=limiter)
+    app.add_middleware(BodyLimit)
     _describe_errors_truthfully(app)
     return app
 

@@ -7,6 +7,9 @@ slow client cannot stretch, and a rate-limited log line for accept errors.
 - **Body**: between two pieces of the body at most `server.body_idle_timeout_s`; a body
   trickled a byte now and then is answered 408 (the app sees the client gone) and cut off.
 
+- **Size**: the request line and headers may take `server.max_header_kb` together; past it
+  the client gets 431 and is cut off (uvicorn buffers a header of any size).
+
 Only the time a request is *being sent* counts: once the body is complete, the app's own work
 (a rename) has no deadline here. An idle keep-alive connection is uvicorn's
 `timeout_keep_alive`.
@@ -31,16 +34,58 @@ TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/
                     b"\r\nconnection: close\r\n\r\n" + _BODY)
 
 
+def _response(status: str, error: str, code: str) -> bytes:
+    body = json.dumps({"error": error, "code": code}).encode()
+    return (b"HTTP/1.1 " + status.encode() + b"\r\ncontent-type: application/json\r\n"
+            b"content-length: " + str(len(body)).encode() +
+            b"\r\nconnection: close\r\n\r\n" + body)
+
+
+HEADERS_TOO_LARGE = _response(
+    "431 Request Header Fields Too Large",
+    "request headers too large: the request line and headers are over the server's limit",
+    "HEADERS_TOO_LARGE")
+
+
 class TimedHttpProtocol(HttpToolsProtocol):
     """HttpToolsProtocol with a header deadline and a body idle deadline (class attributes,
     set by `protocol_class`)."""
 
     header_timeout_s: float = 10.0
     body_idle_timeout_s: float = 20.0
+    max_header_bytes: int = 64 * 1024
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline: asyncio.TimerHandle | None = None
+        self._in_headers = True  # until a request's headers are complete
+        self._header_bytes = 0  # bytes received while in the headers (an endless line too)
+        self._parsed_header_bytes = 0  # the request line and headers parsed (all in one chunk)
+        self._refused = False  # 431 sent: what the parser still finds is dropped
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_headers:
+            self._header_bytes += len(data)
+        super().data_received(data)
+        # (checked after parsing: a chunk that completes the headers and carries body bytes
+        # has left the header phase)
+        if self._in_headers and self._header_bytes > self.max_header_bytes:
+            self._refuse_headers()
+
+    def _refuse_headers(self) -> None:
+        self._refused = True
+        if not self.transport.is_closing():
+            self._disarm()
+            self.transport.write(HEADERS_TOO_LARGE)
+            self.transport.close()
+
+    def on_url(self, url: bytes) -> None:
+        self._parsed_header_bytes += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._parsed_header_bytes += len(name) + len(value) + 4
+        super().on_header(name, value)
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
@@ -64,19 +109,29 @@ class TimedHttpProtocol(HttpToolsProtocol):
         self._arm(self.header_timeout_s)
 
     def on_headers_complete(self) -> None:
+        self._in_headers = False
+        if self._parsed_header_bytes > self.max_header_bytes:
+            self._refuse_headers()  # the app never sees this request
+            return
         super().on_headers_complete()
         self._arm(self.body_idle_timeout_s)
 
     def on_body(self, body: bytes) -> None:
+        if self._refused:
+            return
         super().on_body(body)
         self._arm(self.body_idle_timeout_s)
 
     def on_message_complete(self) -> None:
         self._disarm()
+        if self._refused:
+            return
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
         self._disarm()  # the keep-alive timer of uvicorn takes over
+        # the next request on this connection
+        self._in_headers, self._header_bytes, self._parsed_header_bytes = True, 0, 0
         super().on_response_complete()
 
     def _timed_out(self) -> None:
@@ -95,10 +150,13 @@ class TimedHttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def protocol_class(header_timeout_s: float, body_idle_timeout_s: float) -> type[HttpToolsProtocol]:
-    """TimedHttpProtocol with these deadlines, for `uvicorn.Config(http=...)`."""
+def protocol_class(header_timeout_s: float, body_idle_timeout_s: float,
+                   max_header_bytes: int = 64 * 1024) -> type[HttpToolsProtocol]:
+    """TimedHttpProtocol with these deadlines and header limit, for
+    `uvicorn.Config(http=...)`."""
     return type("TimedHttpProtocol", (TimedHttpProtocol,), {
-        "header_timeout_s": header_timeout_s, "body_idle_timeout_s": body_idle_timeout_s})
+        "header_timeout_s": header_timeout_s, "body_idle_timeout_s": body_idle_timeout_s,
+        "max_header_bytes": max_header_bytes})
 
 
 class AcceptErrorLogLimit(logging.Filter):

@@ -36,7 +36,8 @@ def uvicorn_config(app_ctx: AppContext, asgi_app: Any, host: str | None, port: i
     return uvicorn.Config(
         asgi_app,
         http=protocol_class(settings.server.header_timeout_s,
-                            settings.server.body_idle_timeout_s),
+                            settings.server.body_idle_timeout_s,
+                            settings.server.max_header_kb * 1024),
         limit_concurrency=settings.server.max_connections,
         host=host or settings.server.host,
         port=settings.server.port if port is None else port,

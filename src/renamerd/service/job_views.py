@@ -256,6 +256,7 @@ class JobViews:
 
     def row(self, owner_id: str, job_id: int) -> Job:
         """The owner's job row; JobNotFound when it does not exist or is someone else's."""
+        S.check_job_id(job_id)
         with self.db.session() as s:
             job = s.get(Job, job_id)
         if job is None or job.owner_id != owner_id:

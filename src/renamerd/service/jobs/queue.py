@@ -24,6 +24,7 @@ from renamerd.service.jobs.states import (
     STATES,
     JobNotFound,
     Lease,
+    check_job_id,
 )
 from renamerd.storage.models import Job
 
@@ -35,6 +36,7 @@ class JobQueue(LeasedJobs):
 
     def get(self, job_id: int) -> Job:
         """The job with `job_id`; raises JobNotFound."""
+        check_job_id(job_id)
         with self.db.session() as s:
             job = s.get(Job, job_id)
             if job is None:
@@ -199,6 +201,7 @@ class JobQueue(LeasedJobs):
         Raises JobNotFound, or ValueError for a job in another state. Safe to repeat only
         while the job is in one of those states.
         """
+        check_job_id(job_id)
         with self.db.write_session() as s:
             job = s.exec(select(Job).where(Job.id == job_id).with_for_update()).first()
             if job is None:

@@ -29,6 +29,17 @@ class JobNotFound(Exception):
     pass
 
 
+#: job ids are 64-bit integers in the database; anything outside cannot name a job
+MAX_JOB_ID = 2**63 - 1
+
+
+def check_job_id(job_id: int) -> None:
+    """Raise JobNotFound for an id no job can have (under 1, or past 64 bits: a database
+    would refuse to compare with it)."""
+    if not 1 <= job_id <= MAX_JOB_ID:
+        raise JobNotFound(f"no job with id {job_id}")
+
+
 @dataclass(frozen=True)
 class Lease:
     """Proof of ownership of a running job: its id, the claimer, and the generation claimed."""
