@@ -103,13 +103,21 @@ def _hint_first_admin(app: AppContext) -> None:
     """Tell how to make the first admin while there is none."""
     from renamerd.commands.context import accounts
 
-    if any(u.is_admin for u in accounts(app).list_users()):
+    users = accounts(app).list_users()
+    if any(u.is_admin for u in users):
         return
     cfg = f" --config {app.config_path}" if app.config_path else ""
     click.echo("no admin yet; make yourself one and set your password:\n"
                f"  renamerd users create you@example.org --admin{cfg}\n"
                f"  renamerd users set-password you@example.org{cfg}\n"
                f"  (or: renamerd users invite you@example.org{cfg}, and open the link)", err=True)
+    # the config file's folders belong to their owners: say whose Jobs page shows them
+    without_password = {u.email for u in users if not u.password_hash}
+    for conn in app.settings.connections:
+        if conn.owner in without_password:
+            click.echo(f"the connection {conn.name!r} ({conn.watch}) belongs to {conn.owner}: its "
+                       "documents show in the web app when signed in as that user\n"
+                       f"  renamerd users set-password {conn.owner}{cfg}", err=True)
 
 
 @app_command(name="worker")
