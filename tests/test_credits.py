@@ -181,3 +181,19 @@ def test_reserve_many_takes_one_each_across_lots_and_refuses_the_rest(db: Databa
     with db.session() as s:
         consumed = s.exec(select(CreditLedger).where(CreditLedger.kind == "consume")).all()
     assert sorted(e.ref for e in consumed) == ["a", "a", "b", "c"]
+
+
+@pytest.mark.parametrize(("amount", "days"), [
+    (10**30, None), (2**63, None), (5, 10**12), (5, 36_501), (0, None), (-3, None), (5, 0),
+])
+def test_a_grant_past_what_a_database_or_a_date_holds_is_refused_in_words(
+        db: Database, amount: int, days: int | None) -> None:
+    from renamerd.service.credits import CreditsError
+
+    user = make_user(db, "huge@example.org")
+    credits = Credits(db)
+    with pytest.raises(CreditsError, match="between 1 and"):
+        credits.grant(user, amount, valid_days=days)
+    assert credits.balance(user) == 0
+    credits.grant(user, 1_000_000_000, valid_days=36_500)
+    assert credits.balance(user) == 1_000_000_000

@@ -63,4 +63,5 @@ def test_try_it_in_the_browser(make_live: Callable[..., Live], new_page: Callabl
     page.get_by_role("button", name="Try it").click()
     expect(page.locator("#suggested-name")).to_contain_text("INV-10005")
     expect(page.get_by_text("One credit charged; 49 left.")).to_be_visible()
+    expect(page.locator("#result")).to_be_focused()  # the result is where the reader is
     shot(page, "try-it")

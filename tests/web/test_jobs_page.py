@@ -113,6 +113,16 @@ def test_another_users_job_is_404_and_nothing_changes(inbox: Inbox) -> None:
     assert "scan.pdf" not in inbox.drive.listing("/inbox")
 
 
+def test_names_no_job_or_file_can_have_are_404_pages(inbox: Inbox) -> None:
+    web = inbox.web
+    web.sign_in("ada@example.org")
+    for job_id in ("9223372036854775808", "-9223372036854775809", "0"):
+        assert web.get(f"/jobs/{job_id}").status_code == 404
+        assert web.post(f"/jobs/{job_id}/undo").status_code == 404
+    for path in ("/static/%00", "/static/style.css%00"):
+        assert web.get(path).status_code == 404
+
+
 def test_pending_credits_rows_say_until_when_and_what_wakes_them(inbox: Inbox) -> None:
     web = inbox.web
     with web.db.write_session() as s:

@@ -48,6 +48,11 @@ def register_grant_hook(hook: GrantHook) -> None:
         _grant_hooks.append(hook)
 
 
+#: the most credits one grant may add, and the longest validity (a database integer and a
+#: date must hold them: 100 years)
+MAX_GRANT = 1_000_000_000
+MAX_VALID_DAYS = 36_500
+
 class CreditsError(Exception):
     pass
 
@@ -132,13 +137,13 @@ class Credits:
         Queues the owner's recent `pending_credits` jobs again and runs the grant hooks, in
         the same transaction. Not idempotent: each call adds a lot.
         """
-        if amount <= 0:
-            raise CreditsError("amount must be a positive number of credits")
+        if not 0 < amount <= MAX_GRANT:
+            raise CreditsError(f"amount must be between 1 and {MAX_GRANT:,} credits")
         if source not in SOURCES:
             raise CreditsError(f"source must be one of {', '.join(SOURCES)}")
         days = self.settings.validity_days if valid_days is None else valid_days
-        if days <= 0:
-            raise CreditsError("validity must be at least one day")
+        if not 0 < days <= MAX_VALID_DAYS:
+            raise CreditsError(f"validity must be between 1 and {MAX_VALID_DAYS:,} days")
         if session is None:
             with self.db.write_session() as s:
                 return self.grant(

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from renamerd.service.credits import Credits, CreditsError, InsufficientCredits, _lock_user_row
+from renamerd.service.credits import (
+    MAX_GRANT,
+    Credits,
+    CreditsError,
+    InsufficientCredits,
+    _lock_user_row,
+)
 from renamerd.storage.models import CreditLedger, CreditLot
 
 
@@ -17,8 +23,8 @@ def deduct(credits: Credits, user_id: str, amount: int, *, reason: str,
     Never below zero: raises InsufficientCredits (taking nothing) when the balance is smaller;
     CreditsError for a non-positive amount or an empty reason; UnknownUser. Not idempotent:
     each call deducts again. Serialised with every other change of the user's credits."""
-    if amount <= 0:
-        raise CreditsError("amount must be a positive number of credits")
+    if not 0 < amount <= MAX_GRANT:
+        raise CreditsError(f"amount must be between 1 and {MAX_GRANT:,} credits")
     if not reason.strip():
         raise CreditsError("a deduction needs a reason (it is kept in the ledger)")
     if session is None:

@@ -8,6 +8,7 @@ pages, and closes what it opened with the app's lifespan.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -37,6 +38,16 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 
 
+class _Static(StaticFiles):
+    """StaticFiles where a name no file can have (a NUL byte, which os.stat refuses with a
+    ValueError: a 500) is simply not found."""
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        if "\x00" in path:
+            return "", None
+        return super().lookup_path(path)
+
+
 def install(app: FastAPI, settings: Settings, db: Database, *, oidc_http: Any = None
             ) -> WebState:
     """Mount the web app on `app` and return its state (also on `app.state.web`).
@@ -48,7 +59,7 @@ def install(app: FastAPI, settings: Settings, db: Database, *, oidc_http: Any = 
 
         state.oidc = OidcSignIn(settings.oauth, settings.server.base_url, http=oidc_http)
     app.state.web = state
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.mount("/static", _Static(directory=str(STATIC)), name="static")
     for router in ROUTERS:
         app.include_router(router)
     _install_error_pages(app)

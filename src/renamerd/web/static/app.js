@@ -2,6 +2,11 @@
 "use strict";
 
 (function () {
+  // Try it: the result comes below the form; take the focus there (and so into view, on a
+  // phone too) once the page with it has loaded
+  var result = document.getElementById("result");
+  if (result) { result.focus(); }
+
   // Copy buttons: <button data-copy="ELEMENT-ID">Copy</button>
   function setUpCopyButtons(root) {
     root.querySelectorAll("button[data-copy]").forEach(function (button) {
