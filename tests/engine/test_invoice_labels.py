@@ -21,6 +21,10 @@ def values(text: str) -> dict[str, object]:
 @pytest.mark.parametrize("text, expected", [
     ("Invoice Number: 42183017\nInvoice Date: August 3 , 2014", "2014-08-03"),
     ("Invoice Date: Aug 3,2014\nDue: September 2, 2014", "2014-08-03"),
+    # an expiry is never the document's date, even against an order date
+    ("Tax Invoice\nTo: Lantern Ltd Order date: 28 Jan 15\nInvoice No. 12429647\n"
+     "Invoice Total: $101.00\nCredits from this purchase will expire on 28 Jan 2016.",
+     "2015-01-28"),
 ])
 def test_a_month_name_date_with_a_spaced_or_tight_comma(text: str, expected: str) -> None:
     assert str(values(text)["date"]) == expected
