@@ -104,3 +104,28 @@ def test_the_name_before_its_legal_details_is_the_issuer_not_a_greeting() -> Non
             "TELEPHONIE OUEST - Société Anonyme au capital de 712 588 399,56 € - "
             "Siège social : 37-39, rue Boissière - 75116 PARIS - 397 480 930 R.C.S. PARIS")
     assert values(text)["issuer"] == "TELEPHONIE OUEST"
+
+
+def test_a_letter_spaced_title_names_the_type_and_references_do_not() -> None:
+    text = ("Lieferant\nMUSTERLIEFERANT GMBH\nBAHNHOFSTRASSE 99\n99199 MUSTERHAUSEN\n"
+            "Käufer\nMUSTER-KUNDE GMBH\nKUNDENWEG 88\n40235 DUESSELDORF\nKunden-Nr. : 009420\n"
+            "W A R E N R E C H N U N G Seite 1\nBeleg-Nr : R87654321012345\n"
+            "Beleg-Datum : 06.08.2013\nLeistungs-Datum : 05.08.2013\n"
+            "Bestell-Datum : 01.08.2013\nLieferschein-Nr : L87654321012345\n"
+            "Lieferschein-Datum : 05.08.2013\nGesamtbetrag 235,87 EUR")
+    found = values(text)
+    assert found["document_type"] == "invoice"
+    assert str(found["date"]) == "2013-08-06"
+
+
+@pytest.mark.parametrize("heading", ["Description", "Quantity", "United States", "Deutschland"])
+def test_a_column_heading_or_a_country_alone_is_no_name(heading: str) -> None:
+    text = (f"Invoice\nINV/2023/03/0008\n{heading}\nBeeswax XL 1.00 42.00\n"
+            "Invoice Date: 03/20/2023\nTotal $ 279.84")
+    assert values(text).get("issuer") != heading
+
+
+def test_an_example_domain_names_nobody_but_the_web_address_does() -> None:
+    text = ("Invoice\nINV/2023/03/0008\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"
+            "azure.Interior24@example.com\nhttp://www.azure-interior.com")
+    assert values(text)["issuer"] == "Azure Interior"

@@ -136,7 +136,10 @@ def warm_up() -> None:
     names.any_ocr_fix()
     names.business_words()
     names.address_words()
+    names.never_names()
     for lang in LANGUAGES:
+        issuer._seller_labels(lang)
+        issuer._seller_labels(lang, "operator")
         dates._label_pattern(lang)
         doctype._recipient_label(lang)
         doctype._patterns(lang)

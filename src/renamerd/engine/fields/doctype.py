@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc
@@ -19,6 +20,12 @@ PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "p
             "contract", "letter")
 
 
+#: what follows a type word that names another document's number or date ("Lieferschein-Nr",
+#: "Order No.", "Bestell-Datum"): a reference, not this document's type
+_REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha)"
+                        r"(?![^\W\d_])")
+#: a title written letter-spaced ("W A R E N R E C H N U N G", "I N V O I C E")
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
 
 
@@ -103,6 +110,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
                 weight += 2.0  # a title line: the keyword is most of the line
             if line.page > 1:
                 weight *= 0.5
+            if _REFERENCE.match(line.folded, m.end()):
+                weight *= 0.25  # another document's number or date
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
     compounds, ends = _compounds()
@@ -113,6 +122,13 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             kind = ends[m.group(1)]
             scores[kind] = scores.get(kind, 0.0) + 3.0
             evidence.setdefault(kind, line.text)
+    for joined, text in _spaced_titles(doc):  # a title line wherever it is
+        found = [kinds[_RX0.sub(" ", m.group(0))][0] for m in pattern.finditer(joined)]
+        found += [ends[m.group(1)] for m in compounds.finditer(joined)]
+        found += [kind for kind in map(_ending_kind(kinds), joined.split()) if kind]
+        for kind in dict.fromkeys(found):
+            scores[kind] = scores.get(kind, 0.0) + 5.0
+            evidence.setdefault(kind, text)
     if not scores:
         cues = till_cues(doc)
         if len(cues) >= 3:  # no type word, but a till slip's words: a receipt
@@ -127,6 +143,30 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
+
+
+def _ending_kind(kinds: dict[str, tuple[str, bool]]) -> Callable[[str], str | None]:
+    """The type of the longest type word (5 letters or more) a title word ends with:
+    "warenrechnung" and "kostenrechnung" are invoices, "gehaltsabrechnung" a payslip."""
+    def kind_of(word: str) -> str | None:
+        best = max((k for k in kinds if len(k) >= 5 and word.endswith(k)), key=len,
+                   default=None)
+        return kinds[best][0] if best is not None else None
+
+    return kind_of
+
+
+def _spaced_titles(doc: Doc) -> list[tuple[str, str]]:
+    """(folded text with the letters joined, text) of the first page's lines holding a
+    letter-spaced title: "W A R E N R E C H N U N G" is read as "warenrechnung"."""
+    out = []
+    for line in doc.lines:
+        if line.page != 1:
+            break
+        if _SPACED.search(line.folded):
+            out.append((_SPACED.sub(lambda m: m.group(0).replace(" ", ""), line.folded),
+                        line.text))
+    return out
 
 
 def type_confidence(guess: TypeGuess) -> float:

@@ -24,6 +24,7 @@ from renamerd.engine.fields.names import (
     legal_suffix,
     letters_ratio,
     name_words,
+    never_names,
     strip_debris,
 )
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
@@ -46,7 +47,7 @@ _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-]+)*)\.[a-z]{2,6}\b",
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
-                    "t-online", "live", "orange", "free", "aol", "protonmail"}
+                    "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
 _ADDRESS = re.compile(
     r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
     r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
@@ -379,13 +380,14 @@ def _unclosed(text: str) -> bool:
 
 def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
-    word alone, a phone number, an e-mail address or a web address."""
+    word alone, a phone number, an e-mail address or a web address, a table's column heading
+    or a country's name alone."""
     if len(value) < 2 or len(value) > 80 or garbage(value):
         return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
         return True
-    return bool(_RX4.search(folded))
+    return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
 
 
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:

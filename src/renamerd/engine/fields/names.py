@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from renamerd.engine.lexicon import alternation, common
+from renamerd.engine.lexicon import alternation, common, fold
 
 _RX0 = re.compile(r"[^\W\d_]{3,}")
 _RX1 = re.compile(r"\s+")
@@ -88,6 +88,24 @@ def fix_ocr_suffixes(text: str) -> str:
 def business_words() -> re.Pattern[str]:
     """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
     return re.compile(alternation(common()["business_words"]))
+
+
+#: babel locales of the lexicon languages (where a country's name is written)
+_PLACE_LOCALES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb", "fi", "cs",
+                  "tr", "ja", "zh", "ko", "ar", "hi", "id")
+
+
+@functools.cache
+def never_names() -> frozenset[str]:
+    """Folded texts that are never a sender's name on their own: a table's column heading
+    ("Description", "Menge", "Montant") or a country's name in any lexicon language ("United
+    States", "Deutschland", CLDR's territory names through babel)."""
+    from babel import Locale
+
+    words = {fold(h) for h in common()["table_headers"]}
+    for code in _PLACE_LOCALES:
+        words.update(fold(name) for name in Locale.parse(code).territories.values())
+    return frozenset(words)
 
 
 @functools.cache
