@@ -129,3 +129,24 @@ def test_an_example_domain_names_nobody_but_the_web_address_does() -> None:
     text = ("Invoice\nINV/2023/03/0008\nInvoice Date: 03/20/2023\nTotal $ 279.84\n"
             "azure.Interior24@example.com\nhttp://www.azure-interior.com")
     assert values(text)["issuer"] == "Azure Interior"
+
+
+def test_a_number_whose_label_the_text_layer_put_far_away_is_read_in_visual_order() -> None:
+    """A text layer drawn column by column: the label's column first, the values' column last.
+    pypdf's plain order parts "Rechnungsnr." from "30064443"; the page in visual order (the
+    fallback for a missing number) has them side by side."""
+    from engine.docmaker import TextAt, make_pdf
+
+    from renamerd.engine import rename
+    from renamerd.engine.types import EngineConfig, RenameOptions
+
+    lines = [TextAt(20, 20, "QualityNet AG - Uferweg 40 - 63571 Gelnhausen"),
+             TextAt(20, 40, "Rechnung"), TextAt(20, 50, "Rechnungsnr."),
+             TextAt(20, 56, "Rechnungsdatum"),
+             *[TextAt(20, 80 + 8 * i, f"Position {i + 1} Small Business Exchange 5,39")
+               for i in range(6)],
+             TextAt(20, 140, "Gesamtbetrag 32,34 EUR"),
+             TextAt(60, 50, "30064443"), TextAt(60, 56, "7. Mai 2014")]
+    result = rename(make_pdf(lines), "scan.pdf", RenameOptions(), EngineConfig())
+    assert result.extracted_info["invoice_number"] == "30064443"
+    assert result.extracted_info["date"] == "2014-05-07"

@@ -22,6 +22,7 @@ or format characters, no "/".
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
@@ -115,7 +116,31 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
             continue
         pages.append(text)
         extraction = extract(pages)
+    if "invoice_number" in extraction.missing():
+        _number_from_layout(doc, len(pages), extraction)
     return doc, pages, extraction
+
+
+#: a script a PDF's layout mode does not keep in reading order (right to left)
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def _number_from_layout(doc: Any, count: int, extraction: Extraction) -> None:
+    """The invoice number from the PDF's pages in visual order, when the text layer's own
+    order parted it from its label ("Rechnungsnr." at the end of one block, "30064443" in
+    another): only that field is taken, into `extraction`."""
+    layout = [doc.layout_page(i) for i in range(count)]
+    if not layout or any(text is None for text in layout):
+        return
+    pages = [page_text(text) for text in layout if text is not None]
+    if any(_RTL.search(text) for text in pages):
+        return
+    found = extract(pages, extraction.language)
+    number = found.values.get("invoice_number")
+    if number:
+        extraction.values["invoice_number"] = number
+        extraction.confidence["invoice_number"] = found.confidence.get("invoice_number", 0.5)
+        extraction.evidence.extend(e for e in found.evidence if e.field == "invoice_number")
 
 
 def _same_language(a: str | None, b: str | None) -> bool:

@@ -58,6 +58,7 @@ class DocumentText:
         self._cache: dict[int, str] = {}
         self._ocr: OcrReader | None = None
         self._ocr_pages = 0
+        self._ocr_indexes: set[int] = set()
         self._chars_left = config.max_document_chars
 
     @property
@@ -94,6 +95,16 @@ class DocumentText:
             self._cache[index] = text
         return self._cache[index]
 
+    def layout_page(self, index: int) -> str | None:
+        """Page `index` of a PDF's text layer in visual order (PdfPages.layout_text), for a
+        field the reading order of the layer hid; None for other formats and for pages read
+        by OCR. Not cached; counts against no share (it is a second view of the same text).
+        Raises like `page`."""
+        source = self._source
+        if not isinstance(source, PdfPages) or index in self._ocr_indexes:
+            return None
+        return source.layout_text(index)[:self._config.max_page_chars]
+
     def _clip(self, text: str) -> str:
         """`text` cut to what a page may keep of the document's remaining share."""
         return text[:min(self._config.max_page_chars, self._chars_left)]
@@ -117,6 +128,7 @@ class DocumentText:
             image = source.scan_image(index)
             if image is None:
                 return layer
+            self._ocr_indexes.add(index)
             return _merge(layer, self._run_ocr(image))
         if not self._ocr_allowed():
             return ""
