@@ -160,6 +160,15 @@ def test_an_endless_header_line_gets_431_and_is_cut_off(server: Running) -> None
     assert r.status_code == 200
 
 
+def test_malformed_http_gets_a_json_400(server: Running) -> None:
+    s = socket.create_connection(("127.0.0.1", server.port))
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n")
+    answer = _read_all(s, HEADER_S + 4)
+    s.close()
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:60]
+    assert b"application/json" in answer and b'"INVALID_REQUEST"' in answer
+
+
 def _multipart(data: bytes) -> tuple[bytes, str]:
     boundary = "slowboundary"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "

@@ -121,6 +121,12 @@ def test_names_no_job_or_file_can_have_are_404_pages(inbox: Inbox) -> None:
         assert web.post(f"/jobs/{job_id}/undo").status_code == 404
     for path in ("/static/%00", "/static/style.css%00"):
         assert web.get(path).status_code == 404
+    # a value the page does not take: a page in words for the browser, JSON for the API
+    r = web.get("/jobs?page=-1")
+    assert r.status_code == 400 and "text/html" in r.headers["content-type"]
+    assert "does not take" in r.text
+    r = web.client.get("/api/v1/jobs?page=-1", headers={"accept": "application/json"})
+    assert r.status_code in (400, 401) and "error" in r.json()
 
 
 def test_pending_credits_rows_say_until_when_and_what_wakes_them(inbox: Inbox) -> None:

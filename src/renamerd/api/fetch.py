@@ -57,6 +57,12 @@ class FetchError(Exception):
         self.code = code
 
 
+def _a(words: str) -> str:
+    """`words` after the right article ("an IPv4-mapped address", "a loopback address")."""
+    vowel = words[:1].lower() in "aeiou" and not words.lower().startswith(("uni", "use"))
+    return ("an " if vowel or words.startswith(("IPv", "RFC", "NAT")) else "a ") + words
+
+
 def _blocked(message: str) -> FetchError:
     return FetchError(400, f"URL blocked: {message}", "URL_BLOCKED")
 
@@ -131,6 +137,8 @@ class SafeFetcher:
 
         Raises FetchError(400, URL_BLOCKED / INVALID_URL) naming the reason. Safe to repeat.
         """
+        if not url.strip():
+            raise FetchError(400, "invalid URL: the url is empty", "INVALID_URL")
         try:
             # Judge the raw host first: httpx refuses some notations (0177.0.0.1) that other
             # parsers accept, and the refusal should name what the address is.
@@ -138,12 +146,15 @@ class SafeFetcher:
             raw_ip = parse_ip_literal(raw_host)
             raw_reason = blocked_reason(raw_ip, self.allow) if raw_ip is not None else None
             if raw_reason:
-                raise _blocked(f"{url} is a {raw_reason}")
+                raise _blocked(f"{url} is {_a(raw_reason)}")
             parsed = httpx.URL(url)
         except (httpx.InvalidURL, TypeError, ValueError) as err:
             raise FetchError(400, f"invalid URL: {err}", "INVALID_URL") from err
         if parsed.scheme not in ("http", "https"):
-            raise _blocked(f"only http and https URLs are fetched (got {parsed.scheme or 'none'!r})")
+            if not parsed.scheme:
+                raise FetchError(400, "invalid URL: it has no scheme (http:// or https://)",
+                                 "INVALID_URL")
+            raise _blocked(f"only http and https URLs are fetched (got {parsed.scheme!r})")
         host = parsed.host
         if not host:
             raise FetchError(400, "invalid URL: no host", "INVALID_URL")
@@ -166,8 +177,8 @@ class SafeFetcher:
             reason = blocked_reason(ip, self.allow)
             if reason:
                 shown = host if literal is None else url
-                raise _blocked(f"{shown} is a {reason}" if literal is not None else
-                               f"{shown!r} resolves to a {reason}")
+                raise _blocked(f"{shown} is {_a(reason)}" if literal is not None else
+                               f"{shown!r} resolves to {_a(reason)}")
             checked.append(ip)
         return parsed, str(checked[0])
 

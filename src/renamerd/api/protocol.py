@@ -72,6 +72,16 @@ class TimedHttpProtocol(HttpToolsProtocol):
         if self._in_headers and self._header_bytes > self.max_header_bytes:
             self._refuse_headers()
 
+    def send_400_response(self, msg: str) -> None:
+        """A request the HTTP parser refused (uvicorn answers in plain text): the same JSON
+        error body as every other answer."""
+        if self._refused or self.transport.is_closing():
+            return
+        self._disarm()
+        self.transport.write(_response(
+            "400 Bad Request", f"invalid request: malformed HTTP ({msg})", "INVALID_REQUEST"))
+        self.transport.close()
+
     def _refuse_headers(self) -> None:
         self._refused = True
         if not self.transport.is_closing():

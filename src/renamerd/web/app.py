@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
@@ -120,11 +121,25 @@ def _install_error_pages(app: FastAPI) -> None:
     def admins_only(request: Request, _exc: Exception) -> Response:
         return error_page(request, 403, "This page is for admins.")
 
+    previous_invalid = app.exception_handlers.get(RequestValidationError)
+
+    async def invalid_request(request: Request, exc: Exception) -> Response:
+        """A page's address with a value it does not take ("/jobs?page=-1"): a page in words
+        for a browser, the API's JSON 400 otherwise."""
+        if is_page(request) or previous_invalid is None:
+            return await run_in_threadpool(
+                error_page, request, 400,
+                "This address has a value the page does not take (a page number below 1, "
+                "or a word where a number belongs). Go back and try again.")
+        answer = previous_invalid(request, exc)
+        return await answer if inspect.isawaitable(answer) else answer  # type: ignore[no-any-return]
+
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(WebError, web_error)
     app.add_exception_handler(SignInRequired, sign_in_required)
     app.add_exception_handler(CsrfRefused, csrf_refused)
     app.add_exception_handler(AdminsOnly, admins_only)
+    app.add_exception_handler(RequestValidationError, invalid_request)
 
 
 class PageHeaders:
