@@ -136,7 +136,6 @@ def test_a_number_whose_label_the_text_layer_put_far_away_is_read_in_visual_orde
     pypdf's plain order parts "Rechnungsnr." from "30064443"; the page in visual order (the
     fallback for a missing number) has them side by side."""
     from engine.docmaker import TextAt, make_pdf
-
     from renamerd.engine import rename
     from renamerd.engine.types import EngineConfig, RenameOptions
 

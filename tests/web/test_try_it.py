@@ -34,6 +34,9 @@ def test_try_a_document_for_one_credit(make_web: Callable[..., Web], pdf_bytes: 
     web.sign_in("ada@example.org")
     page = web.get("/try")
     assert page.status_code == 200 and 'for="document"' in page.text and "Try it" in page.text
+    # the choices in words, the option values as the API knows them
+    assert '<option value="by_date_issuer">By year, then issuer</option>' in page.text
+    assert '<option value="de">German (de)</option>' in page.text
     r = _post(web, {"document": ("scan_0001.pdf", pdf_bytes, "application/pdf")},
               {"strategy": "by_date_issuer", "language": "en"})
     assert r.status_code == 200, r.text[-2000:]

@@ -49,6 +49,42 @@ def iso(value: datetime | None) -> str:
     return value.astimezone(UTC).isoformat() if value is not None else ""
 
 
+#: what each folder strategy does, in words (the API's values stay the option values)
+STRATEGY_WORDS = {
+    "root": "No folders (all in the target folder)",
+    "by_date": "By year",
+    "by_issuer": "By issuer",
+    "by_type": "By document type",
+    "by_date_issuer": "By year, then issuer",
+    "by_date_type": "By year, then document type",
+    "by_issuer_type": "By issuer, then document type",
+    "by_all": "By year, issuer and document type",
+    "follow_custom_prompt": "As the instructions say",
+}
+#: output-language choices that are not languages
+LANGUAGE_WORDS = {"auto": "The document's own language (auto)",
+                  "source": "The document's own language (source)"}
+
+
+def strategy_words(value: str) -> str:
+    """A strategy as people read it ("By year, then issuer"); unknown values as they are."""
+    return STRATEGY_WORDS.get(value, value.replace("_", " "))
+
+
+def language_words(code: str) -> str:
+    """An output-language code as people read it: "Deutsch (de)", "中文 (简体) (zh-Hans)"...
+    in English with the code after it, from CLDR through babel."""
+    from babel import Locale, UnknownLocaleError
+
+    if code in LANGUAGE_WORDS:
+        return LANGUAGE_WORDS[code]
+    try:
+        name = Locale.parse(code.replace("-", "_")).get_display_name("en")
+    except (ValueError, UnknownLocaleError):
+        return code
+    return f"{name} ({code})" if name else code
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
@@ -58,6 +94,8 @@ def _environment() -> jinja2.Environment:
     env.filters["iso"] = iso
     env.filters["short_path"] = short_path
     env.filters["date"] = lambda v: when(v, "%Y-%m-%d") if v else "never"
+    env.filters["strategy_words"] = strategy_words
+    env.filters["language_words"] = language_words
     return env
 
 
