@@ -197,3 +197,16 @@ def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
     text = ("KEDAI RUNCIT ALIF\nNO 12, JALAN MAWAR\n25/12/2018 10:02\nROTI CANAI 3.00\n"
             "TOTAL 3.00\nCASH 10.00\nCHANGE 7.00\nTHANK YOU")
     assert extract([text]).values["document_type"] == "receipt"
+
+
+@pytest.mark.parametrize("text", [
+    # a till's words with its register numbers printed onto them, and a clock time
+    "RESTAURANT SIN DU\n80300 JOHOR BAHRU\n09/03/2018 21:26 0001\n000000#7259 CASHIER01\n"
+    "DPT.05 RM 149.00\nCASH\nRM 170.00",
+    # a petrol station's slip with an "Invoice number" on it
+    "PETRODELI ENTERPRISE\nGST No: 000145047552\nInvoice number: 60000152273\n"
+    "39.42 litre Pump # 09\nTotal RM 85.54\nVisa RM 85.54\n26/02/18 08:28 10886 09\n"
+    "Thank you\nPlease come again",
+])
+def test_a_till_slip_is_a_receipt(text: str) -> None:
+    assert extract([text]).values["document_type"] == "receipt"

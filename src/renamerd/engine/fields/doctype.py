@@ -26,6 +26,7 @@ _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date
                         r"(?![^\W\d_])")
 #: a title written letter-spaced ("W A R E N R E C H N U N G", "I N V O I C E")
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
+_WORD_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
 
 
@@ -85,7 +86,9 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
 
 def till_cues(doc: Doc) -> set[str]:
     """Point-of-sale words found ("cashier", "change"...), and "time of day" for a clock time."""
-    cues = set(m.group(0) for m in _pos_cues().finditer(doc.folded))
+    # (a till prints numbers onto its words: "CASHIER01", "TABLE12", "POS2")
+    text = _WORD_DIGITS.sub(" ", doc.folded) if _WORD_DIGITS.search(doc.folded) else doc.folded
+    cues = set(m.group(0) for m in _pos_cues().finditer(text))
     if ":" in doc.folded and _TIME.search(doc.folded):
         cues.add("time of day")
     return cues
