@@ -149,3 +149,25 @@ def test_a_number_whose_label_the_text_layer_put_far_away_is_read_in_visual_orde
     result = rename(make_pdf(lines), "scan.pdf", RenameOptions(), EngineConfig())
     assert result.extracted_info["invoice_number"] == "30064443"
     assert result.extracted_info["date"] == "2014-05-07"
+
+
+def test_an_issue_date_label_joined_to_another_by_a_slash_keeps_its_kind() -> None:
+    text = ("Rechnung\nVerkauft von Nordwind Handel GmbH\nRechnungsdatum/Lieferdatum 12 Februar 2024\n"
+            "Rechnungsnummer DE4ABCD1234\nBestelldatum 11 Februar 2024\nRechnungsbetrag € 23,99")
+    assert str(values(text)["date"]) == "2024-02-12"
+
+
+def test_a_number_printed_in_digit_groups_is_read_whole() -> None:
+    text = ("Nordwind Telefon GmbH · Postfach 1000 · 53171 Bonn\nIhre Rechnung für Februar 2024\n"
+            "Kundennummer 123 456 7890\nRechnungsnummer 987 654 3210\nDatum 05.02.2024\n"
+            "Rechnungsbetrag 39,95 €")
+    found = values(text)
+    assert found["invoice_number"] == "987 654 3210"
+    assert str(found["date"]) == "2024-02-05"
+
+
+def test_a_legal_form_after_a_dash_joins_the_name() -> None:
+    text = ("Facture du 14/03/2024\nN° de facture : 10012345678\nMontant à payer 84,32 € TTC\n"
+            "Électricité Nordique - SA au capital de 1 944 148 008 euros - Siège social : "
+            "22-30 avenue de Wagram 75008 Paris - RCS Paris 552 081 317")
+    assert values(text)["issuer"] == "Électricité Nordique SA"

@@ -297,6 +297,9 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
         gap = prefix[last.end():]
         if _GAP.match(gap) and len(gap) <= MAX_LABEL_GAP:
             kind = _kind_of(last.group(0), kinds)
+            joined = _joined_label(prefix[:last.start()], pattern, kinds)
+            if joined is not None:  # "Rechnungsdatum/Lieferdatum": the same date is both
+                return joined
             if _CONNECTOR.fullmatch(last.group(0)):
                 return _before_connector(prefix[:last.start()], last.group(0), kind,
                                          language, pattern, kinds)
@@ -316,6 +319,20 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
 _CONNECTOR = re.compile(r"[^\W\d_]{2,4}\.?")
 #: what may stand between a label and its connector ("Date limite de paiement le")
 _CONNECTOR_GAP = re.compile(r"^[\s:,]{0,3}$")
+
+
+def _joined_label(before: str, pattern: re.Pattern[str],
+                  kinds: dict[str, str]) -> tuple[str, str, float] | None:
+    """An issue-date label joined to the label just before the date by a slash
+    ("Rechnungsdatum/Lieferdatum", "Invoice date / Tax point"): the date is the issue date."""
+    if not before.rstrip().endswith("/"):
+        return None
+    earlier = _last_match(pattern, before.rstrip()[:-1])
+    if earlier is None or before.rstrip()[:-1][earlier.end():].strip():
+        return None
+    if _kind_of(earlier.group(0), kinds) != "issue_date":
+        return None
+    return earlier.group(0), "issue_date", 1.0
 
 
 def _before_connector(before: str, connector: str, kind: str, language: str,

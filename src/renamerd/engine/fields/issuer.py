@@ -78,6 +78,7 @@ _LEGAL_DETAILS = re.compile(
 _GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
                        r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
                        r"olá|prezado|merhaba|hei|moi)\b", re.I)
+_DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
 
@@ -258,6 +259,8 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     value = strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0]))
+    if suffix:  # "Électricité de France - SA": the form follows the name without a dash
+        value = _DASH_BEFORE_LAST.sub(" ", value)
     if _vetoed(value, ctx.vocab):
         return None
     if suffix is not None and _weak_suffix(suffix, value):

@@ -17,7 +17,10 @@ _RX2 = re.compile(r"[.,]")
 _RX3 = re.compile(r"sub|zwischen|netto|hors|neto|imponibile|excl|小計|小计|소계|税抜|不含税|"
                   r"未税|الفرعي|उप-योग|उपयोग")
 
-_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
+_VALUE = re.compile(
+    # digits in groups with single blanks, as telecoms print them ("987 654 3210"), first
+    r"\d{2,6}(?: \d{2,6}){1,4}(?![\w.,/:-])"
+    r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 #: currency signs and codes written before an amount, and after it
