@@ -171,3 +171,20 @@ def test_a_legal_form_after_a_dash_joins_the_name() -> None:
             "Électricité Nordique - SA au capital de 1 944 148 008 euros - Siège social : "
             "22-30 avenue de Wagram 75008 Paris - RCS Paris 552 081 317")
     assert values(text)["issuer"] == "Électricité Nordique SA"
+
+
+@pytest.mark.parametrize(("top", "name"), [
+    ("KPN B.V.", "KPN B.V."), ("SAP SE", "SAP SE"), ("Uber", "Uber"), ("IKEA", "IKEA")])
+def test_a_short_name_is_no_debris(top: str, name: str) -> None:
+    text = (f"{top}\nPostbus 30000\n2500 GA Den Haag\nDhr. J. Jansen\nKerkstraat 9\n"
+            "1017 GC Amsterdam\nFactuur\nFactuurnummer 0123456789\nFactuurdatum 5 maart 2024\n"
+            "Totaal te betalen € 45,00")
+    assert values(text)["issuer"] == name
+
+
+def test_seller_and_buyer_side_by_side_under_a_two_column_header() -> None:
+    text = ("FAKTURA VAT nr FV/15/03/2024\nData wystawienia: 15.03.2024\nSprzedawca: Nabywca:\n"
+            "Kowalski Usługi IT Sp. z o.o. Nowak Handel S.A.\nul. Marszałkowska 10 ul. Długa 5\n"
+            "00-590 Warszawa 31-147 Kraków\nNIP: 5260001234 NIP: 6760005678\n"
+            "Razem do zapłaty: 1 845,00 PLN")
+    assert values(text)["issuer"] == "Kowalski Usługi IT Sp. z o.o."

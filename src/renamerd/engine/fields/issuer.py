@@ -26,6 +26,7 @@ from renamerd.engine.fields.names import (
     name_words,
     never_names,
     strip_debris,
+    suffix_patterns,
 )
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
@@ -74,6 +75,10 @@ _LEGAL_DETAILS = re.compile(
     r"grundkapital|kapitał zakładowy|siège social|sede legale|sede social|domicilio social|"
     r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
     r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
+#: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen", "Mme")
+#: (not "Dr": a doctor's practice bills under the doctor's name)
+_SALUTATION = re.compile(r"^(?:mr|mrs|ms|miss|herrn?|frau|dhr|mevr|mw|m|mme|mlle|sr|sra|srta|"
+                         r"sig|sig\.ra|hr|fru)\.?\s+\S", re.I)
 #: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
 _GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
                        r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
@@ -385,12 +390,27 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
     or a country's name alone."""
-    if len(value) < 2 or len(value) > 80 or garbage(value):
+    if len(value) < 2 or len(value) > 80 or (garbage(value) and not _short_name(value)):
         return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
         return True
     return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
+_BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
+
+
+def _short_name(value: str) -> bool:
+    """A short name that debris checks would refuse: an acronym with its legal form ("KPN
+    B.V.", "SAP SE", "BMW AG") or one capitalised word of four letters or more ("Uber",
+    "IKEA", "Lidl")."""
+    if _BRAND.fullmatch(value):
+        return True
+    suffix = legal_suffix(value)
+    return (suffix is not None and not value[suffix.end():].strip(" .,")
+            and _ACRONYM.fullmatch(value[:suffix.start()].strip(" ,")) is not None)
 
 
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
@@ -486,6 +506,7 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
         (lambda: _GREETING.match(value), 4.0),
+        (lambda: not suffix and _SALUTATION.match(value), 3.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
         # (a branch in brackets, "(SETIA ALAM)", is no sentence)
         (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
@@ -575,7 +596,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         if in_body and from_body >= MAX_BODY_CANDIDATES:
             continue
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
-        segments = [seg for seg in _SEGMENT.split(ctx.fixed_line(line.index)) if seg.strip()]
+        segments = [part for seg in _SEGMENT.split(ctx.fixed_line(line.index))
+                    for part in _side_by_side(seg) if part.strip()]
         for seg_no, segment in enumerate(segments):
             segment = _after_seller_label(ctx, line, segment, seg_no, seller, operator)
             if not segment:
@@ -590,6 +612,23 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
     return candidates
+
+
+def _side_by_side(segment: str) -> list[str]:
+    """`segment` cut after its first legal form when another name with its own form follows
+    (two columns joined by a text layer: "Kowalski IT Sp. z o.o. Nowak Handel S.A." is the
+    seller beside the buyer)."""
+    strict, loose = suffix_patterns()
+    found = sorted((m for p in (strict, loose) for m in p.finditer(segment)),
+                   key=lambda m: (m.start(), -m.end()))
+    if len(found) < 2:
+        return [segment]
+    first = found[0]
+    rest = segment[first.end():]
+    later = [m for m in found[1:] if m.start() >= first.end()]
+    if not later or not _RX0.search(rest[:later[-1].start() - first.end()]):
+        return [segment]
+    return [segment[:first.end()], rest.strip()]
 
 
 def _legal_named(doc: Doc, skip: set[int]) -> set[int]:
@@ -621,10 +660,17 @@ def _after_seller_label(ctx: _Page, line: Line, segment: str, seg_no: int,
         if m is None:
             return segment
     rest = segment[m.end():].strip()
-    if rest:
+    if rest and not _label_only(rest):
         marks.add((line.index, seg_no))
         ctx.wanted.add(line.index)
         return rest
+    if rest and m.start() == 0:
+        # "Sprzedawca: Nabywca:": a header over two columns; the seller's is the first
+        below = ctx.doc.lines[line.index + 1] if line.index + 1 < len(ctx.doc.lines) else None
+        if below is not None:
+            marks.add((below.index, 0))
+            ctx.wanted.add(below.index)
+        return ""
     for below in ctx.doc.lines[line.index + 1:line.index + 3]:
         if below.text.rstrip().endswith(":") or ctx.vocab.fullmatch(below.folded.strip(" :")):
             break
