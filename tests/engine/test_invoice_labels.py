@@ -188,3 +188,11 @@ def test_seller_and_buyer_side_by_side_under_a_two_column_header() -> None:
             "00-590 Warszawa 31-147 Kraków\nNIP: 5260001234 NIP: 6760005678\n"
             "Razem do zapłaty: 1 845,00 PLN")
     assert values(text)["issuer"] == "Kowalski Usługi IT Sp. z o.o."
+
+
+def test_a_us_address_makes_numeric_dates_month_first() -> None:
+    text = ("ACME Ltd\nInvoice no. 12345\nInvoice date: 03/05/2024\nDue date: 04/04/2024\n"
+            "Bill to: Lantern Inc., New York, NY 10001\nTotal 10.00")
+    assert str(values(text)["date"]) == "2024-03-05"
+    elsewhere = text.replace("New York, NY 10001", "London N1 7GU")
+    assert str(values(elsewhere)["date"]) == "2024-05-03"

@@ -7,6 +7,7 @@ runs on precompiled regexes built from the lexicon; a page costs a few milliseco
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,11 @@ class Extraction:
         return round(score / total, 4)
 
 
+#: a US address's state and ZIP code ("New York, NY 10001", "Seattle, WA 98109-5210")
+_US_ADDRESS = re.compile(r",\s?(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|"
+                         r"N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|T[NX]|UT|V[AT]|W[AIVY])\s\d{5}(?:-\d{4})?\b")
+
+
 def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     """Extract every field from page texts. Pure; safe to repeat; never raises on odd text."""
     doc = Doc.from_pages(pages)
@@ -79,8 +85,8 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
 
     amount, currency, amount_line = total_amount(doc, language)
     default_day_first = bool(table["day_first"])
-    if language == "en" and currency == "USD":
-        default_day_first = False
+    if language == "en" and (currency == "USD" or _US_ADDRESS.search(doc.text)):
+        default_day_first = False  # a US document: 03/05/2024 is March 5
     day_first, decided = infer_day_first(doc, default_day_first)
     dates, date_conf = best_date(doc, language, day_first, order_known=decided)
     if dates:
