@@ -210,3 +210,15 @@ def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
 ])
 def test_a_till_slip_is_a_receipt(text: str) -> None:
     assert extract([text]).values["document_type"] == "receipt"
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    # a US till slip: the state and ZIP without a comma, a month-first date, a check number
+    ("Walmart\n123 MAIN ST\nSPRINGFIELD IL 62701\nBREAD 2.48 N\nSUBTOTAL 2.48\nTOTAL 2.65\n"
+     "CASH TEND 10.00\nCHANGE DUE 7.35\n03/05/24 14:22:10", "2024-03-05"),
+    ("STARBUCKS\nStore #12345\n500 Pine St\nSeattle, WA 98101\nCHK 7241\n03/05/2024 08:12 AM\n"
+     "Grande Latte 5.25\nTotal $5.78\nVisa $5.78\nThank you!", "2024-03-05"),
+])
+def test_a_us_till_slip(text: str, date: str) -> None:
+    found = extract([text]).values
+    assert found["document_type"] == "receipt" and str(found["date"]) == date

@@ -57,8 +57,9 @@ class Extraction:
         return round(score / total, 4)
 
 
-#: a US address's state and ZIP code ("New York, NY 10001", "Seattle, WA 98109-5210")
-_US_ADDRESS = re.compile(r",\s?(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|"
+#: a US address's state and ZIP code ("New York, NY 10001", "SPRINGFIELD IL 62701")
+_US_ADDRESS = re.compile(r"(?:,\s?|(?<=[A-Za-z])\s)"
+                         r"(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|"
                          r"N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|T[NX]|UT|V[AT]|W[AIVY])\s\d{5}(?:-\d{4})?\b")
 
 
