@@ -196,3 +196,12 @@ def test_a_us_address_makes_numeric_dates_month_first() -> None:
     assert str(values(text)["date"]) == "2024-03-05"
     elsewhere = text.replace("New York, NY 10001", "London N1 7GU")
     assert str(values(elsewhere)["date"]) == "2024-05-03"
+
+
+@pytest.mark.parametrize(("line", "number"), [
+    ("Receipt #2931-4471", "2931-4471"), ("Re.-Nr. 2024117", "2024117"),
+    ("Invoice ID: 7XK2-99", "7XK2-99"), ("Rg.-Nr.: 88123", "88123"),
+])
+def test_number_labels_as_billers_abbreviate_them(line: str, number: str) -> None:
+    text = f"ACME Ltd\n{line}\nInvoice date: 2024-03-05\nTotal 10.00 EUR"
+    assert values(text)["invoice_number"] == number

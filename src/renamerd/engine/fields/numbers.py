@@ -70,7 +70,11 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
         for p in labels["other_number"]:
             if lang == language or lang == "en" or len(p) > 5:
                 other.add(fold(p))
-    pattern = re.compile(alternation(strong | weak | other))
+    # (a label ending in "#" may touch its number: "Receipt #2931", which the whole-word
+    # alternation would not match)
+    hashed = sorted((p for p in strong | weak if p.endswith("#")), key=len, reverse=True)
+    touching = r"|(?<!\w)(?:" + "|".join(map(re.escape, hashed)) + ")" if hashed else ""
+    pattern = re.compile(alternation(strong | weak | other) + touching)
     return pattern, strong, weak
 
 
