@@ -76,9 +76,10 @@ _LEGAL_DETAILS = re.compile(
     r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
     r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
 #: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen", "Mme")
-#: (not "Dr": a doctor's practice bills under the doctor's name)
-_SALUTATION = re.compile(r"^(?:mr|mrs|ms|miss|herrn?|frau|dhr|mevr|mw|m|mme|mlle|sr|sra|srta|"
-                         r"sig|sig\.ra|hr|fru)\.?\s+\S", re.I)
+#: (not "Dr": a doctor's practice bills under the doctor's name; not "Mr": "MR DIY" is a shop,
+#: and English bills label their addressee)
+_SALUTATION = re.compile(r"^(?:herrn?|frau|dhr|mevr|mw|m|mme|mlle|sr|sra|srta|sig|sig\.ra|hr|fru)"
+                         r"\.?\s+\S", re.I)
 #: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
 _GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
                        r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
