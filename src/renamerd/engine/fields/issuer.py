@@ -75,11 +75,11 @@ _LEGAL_DETAILS = re.compile(
     r"grundkapital|kapitał zakładowy|siège social|sede legale|sede social|domicilio social|"
     r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
     r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
-#: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen", "Mme")
+#: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen", "M. Dupont")
 #: (not "Dr": a doctor's practice bills under the doctor's name; not "Mr": "MR DIY" is a shop,
 #: and English bills label their addressee)
-_SALUTATION = re.compile(r"^(?:herrn?|frau|dhr|mevr|mw|m|mme|mlle|sr|sra|srta|sig|sig\.ra|hr|fru)"
-                         r"\.?\s+\S", re.I)
+_SALUTATION = re.compile(r"^(?:(?:herrn?|frau|dhr|mevr|mw|mme|mlle|sr|sra|srta|sig|sig\.ra|hr|fru)"
+                         r"\.?|m\.)\s+\S", re.I)
 #: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
 _GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
                        r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
