@@ -205,3 +205,12 @@ def test_a_us_address_makes_numeric_dates_month_first() -> None:
 def test_number_labels_as_billers_abbreviate_them(line: str, number: str) -> None:
     text = f"ACME Ltd\n{line}\nInvoice date: 2024-03-05\nTotal 10.00 EUR"
     assert values(text)["invoice_number"] == number
+
+
+def test_a_direct_debits_account_holder_is_the_customer_not_the_seller() -> None:
+    text = ("Anna Schmidt Grafikdesign\nLindenweg 3\n80331 München\nRechnung\n"
+            "Rechnungsempfänger:\nMax Mustermann\nHauptstr. 5\n10115 Berlin\n"
+            "Rechnungsnummer: 2024-117\nRechnungsdatum: 05.03.2024\n" + ITEMS
+            + "Gesamtbetrag 120,00 €\nDer Betrag wird von Ihrem Konto abgebucht. "
+            "- Kontoinhaber: Max Mustermann - IBAN DE12 3456 7890 1234 5678 90")
+    assert values(text)["issuer"] == "Anna Schmidt Grafikdesign"

@@ -424,7 +424,7 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
             reasons: list[str]) -> float:
     """What speaks for `value` as the issuer (reasons appended to `reasons`)."""
     score = 0.0
-    if (line.index, seg_no) in ctx.sold_by:
+    if (line.index, seg_no) in ctx.sold_by and not _addressee(ctx, value):
         score += 4.0
         reasons.append("after a seller label")
     if line.index in ctx.legal_named and seg_no == 0:
@@ -449,6 +449,13 @@ def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, se
             score -= 3.0
     return (score + _place_merits(ctx, line, value, suffix is not None, reasons)
             + _text_merits(ctx, value, reasons))
+
+
+def _addressee(ctx: _Page, value: str) -> bool:
+    """`value` is named in the recipient block: an account holder who is the customer (a
+    direct debit's "Kontoinhaber: Max Mustermann"), not the seller."""
+    key = _key(value)
+    return len(key) >= 4 and any(key in _key(ctx.doc.lines[i].text) for i in ctx.skip)
 
 
 def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
