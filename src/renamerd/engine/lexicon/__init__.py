@@ -2,7 +2,7 @@
 
 Each `<lang>.json` holds: `day_first`, `months` (12 lists of names and abbreviations),
 `labels` (issue_date, date, due_date, delivery_date, birth_date, period, invoice_number,
-other_number, recipient, sender, total, registration), `types` (document type -> keywords;
+other_number, recipient, sender, operator, total, registration), `types` (document type -> keywords;
 a leading `^` means "counts only in the heading", a leading `*` "also as the end of a
 compound word", e.g. `*vertrag` for Mietvertrag, Dienstleistungsvertrag), `common`
 (frequent words, for language detection), `unknown`, and optionally `instructions`
