@@ -130,7 +130,7 @@ def warm_up() -> None:
     first documents of a process (about 2 s in all). Pure; safe to repeat (free the second
     time)."""
     from renamerd.engine import language as language_mod
-    from renamerd.engine.fields import dates, doctype, issuer, names, numbers
+    from renamerd.engine.fields import dates, doctype, issuer, issuer_labels, names, numbers
     from renamerd.engine.lexicon import LANGUAGES
 
     language_mod._table()
@@ -145,8 +145,8 @@ def warm_up() -> None:
     names.address_words()
     names.never_names()
     for lang in LANGUAGES:
-        issuer._seller_labels(lang)
-        issuer._seller_labels(lang, "operator")
+        issuer_labels.seller_labels(lang)
+        issuer_labels.seller_labels(lang, "operator")
         dates._label_pattern(lang)
         doctype._recipient_label(lang)
         doctype._patterns(lang)

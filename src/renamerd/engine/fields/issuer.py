@@ -3,7 +3,8 @@
 Lines in the recipient block ("Bill to", "Rechnungsempfänger", the address window under a
 DIN sender line...) never count. Each candidate line is scored by where it sits and what it
 carries (legal suffix, nearby VAT/registration id, match with an e-mail or web domain,
-repetition); the best one wins.
+repetition); the best one wins. What the words around a name say (seller and operator labels,
+legal details, two names side by side, greetings) is in fields/issuer_labels.py.
 """
 
 from __future__ import annotations
@@ -14,6 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.issuer_labels import (
+    GREETING,
+    SALUTATION,
+    colon_below,
+    find_label,
+    label_only,
+    legal_named,
+    side_by_side,
+)
 from renamerd.engine.fields.names import (
     address_words,
     all_capitals,
@@ -25,8 +35,8 @@ from renamerd.engine.fields.names import (
     letters_ratio,
     name_words,
     never_names,
+    short_name,
     strip_debris,
-    suffix_patterns,
 )
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
@@ -38,9 +48,6 @@ _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
 _RX1D = re.compile(r"\d")
-#: a bracketed group without brackets inside (checked for a digit by the caller: one pattern
-#: "[^..]*\d[^..]*" tries every split of an unclosed run, 17 s for 20,000 characters)
-_BRACKETED = re.compile(r"[(\[{][^()\[\]{}]*[)\]}]")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 
 #: (the address part starts where its run of characters starts: without the lookbehind, every
@@ -68,24 +75,7 @@ _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|b
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 _SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
-#: a company's legal details: the name written just before them (same line, or the line
-#: above when they start a line) is the issuer's: a customer's are never printed so
-_LEGAL_DETAILS = re.compile(
-    r"(?<!\w)(?:au capital de|capital social|capitale sociale|share capital|stammkapital|"
-    r"grundkapital|kapitał zakładowy|siège social|sede legale|sede social|domicilio social|"
-    r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
-    r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
-#: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen", "M. Dupont")
-#: (not "Dr": a doctor's practice bills under the doctor's name; not "Mr": "MR DIY" is a shop,
-#: and English bills label their addressee)
-_SALUTATION = re.compile(r"^(?:(?:herrn?|frau|dhr|mevr|mw|mme|mlle|sr|sra|srta|sig|sig\.ra|hr|fru)"
-                         r"\.?|m\.)\s+\S", re.I)
-#: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
-_GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
-                       r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
-                       r"olá|prezado|merhaba|hei|moi)\b", re.I)
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
-_LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
 
 MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
@@ -122,27 +112,6 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
         registration.update(load(lang)["labels"].get("registration", []))
     rec = re.compile(r"^(?:" + alternation(recipient) + r")\s*(?::|$)")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
-
-
-@functools.cache
-def _seller_labels(language: str, kind: str = "sender") -> re.Pattern[str]:
-    """A seller label at the start of a segment ("Sold by", "Verkäufer:", "Titulaire du
-    compte :", "Service Provider:"): what follows it, or the line below when nothing does,
-    names the issuer. A one-word label needs its colon ("From:", not "From the team").
-    With kind="operator": the label of a brand's operating company ("Operated by",
-    "Provozovatel", "İşletmeci"), which may go without its colon."""
-    single: set[str] = set()
-    multi: set[str] = set()
-    # (an operator's label is distinctive in any language: a Czech hotel's French bill)
-    langs = LANGUAGES if kind == "operator" else (language, "en")
-    for lang in langs:
-        for phrase in load(lang)["labels"].get(kind, []):
-            if lang not in (language, "en") and len(phrase) < 6:
-                continue
-            (multi if " " in phrase.strip() or kind == "operator" else single).add(phrase)
-    # (at the start, or after a dash or bar: "Virement BRED – Titulaire du compte : NETPRESSE")
-    return re.compile(r"(?:^[^\w(]*|\s[-–|·•]\s)(?:(?:" + alternation(multi) + r")\s*[:：]?"
-                      r"|(?:" + alternation(single) + r")\s*(?:[:：]|$))\s*")
 
 
 def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
@@ -257,7 +226,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
     cut = cut_registration(text, ctx.registration)
-    if cut is None or _label_only(cut) or _colon_below(ctx.doc, line):
+    if cut is None or label_only(cut) or colon_below(ctx.doc, line):
         return None
     suffix = legal_suffix(cut)
     if line.index not in ctx.wanted and not suffix:
@@ -366,20 +335,9 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
 
 
 _CONTINUED = "name continues from the line above"
+#: a group in round brackets without brackets inside (checked for a digit by the caller: one
+#: pattern "[^..]*\d[^..]*" tries every split of an unclosed run, 17 s for 20,000 characters)
 _BRACKETED = re.compile(r"\([^()]*\)")
-
-
-def _label_only(text: str) -> bool:
-    """A short label waiting for its value ("Notes :", "Bank details:"): no name."""
-    stripped = text.rstrip()
-    return (stripped.endswith((":", "：")) and len(stripped.split()) <= 3
-            and legal_suffix(stripped) is None)
-
-
-def _colon_below(doc: Doc, line: Line) -> bool:
-    """The line below is a lone colon: this line is a label whose colon a text layer put on
-    a line of its own ("Notes" / ":")."""
-    return line.index + 1 < len(doc.lines) and doc.lines[line.index + 1].text in (":", "：")
 
 
 def _unclosed(text: str) -> bool:
@@ -391,27 +349,12 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
     or a country's name alone."""
-    if len(value) < 2 or len(value) > 80 or (garbage(value) and not _short_name(value)):
+    if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
         return True
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
         return True
     return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
-
-
-_ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
-_BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
-
-
-def _short_name(value: str) -> bool:
-    """A short name that debris checks would refuse: an acronym with its legal form ("KPN
-    B.V.", "SAP SE", "BMW AG") or one capitalised word of four letters or more ("Uber",
-    "IKEA", "Lidl")."""
-    if _BRAND.fullmatch(value):
-        return True
-    suffix = legal_suffix(value)
-    return (suffix is not None and not value[suffix.end():].strip(" .,")
-            and _ACRONYM.fullmatch(value[:suffix.start()].strip(" ,")) is not None)
 
 
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
@@ -513,8 +456,8 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
     vocab, registration = ctx.vocab, ctx.registration
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
-        (lambda: _GREETING.match(value), 4.0),
-        (lambda: not suffix and _SALUTATION.match(value), 3.0),
+        (lambda: GREETING.match(value), 4.0),
+        (lambda: not suffix and SALUTATION.match(value), 3.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
         # (a branch in brackets, "(SETIA ALAM)", is no sentence)
         (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
@@ -590,11 +533,10 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
         if ln.index not in skip and not garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
             rank[ln.index] = len(rank)
-    seller, operator = _seller_labels(language), _seller_labels(language, "operator")
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
-    ctx.legal_named = _legal_named(doc, skip)
+    ctx.legal_named = legal_named(doc, skip)
     ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:
@@ -605,9 +547,9 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             continue
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
         segments = [part for seg in _SEGMENT.split(ctx.fixed_line(line.index))
-                    for part in _side_by_side(seg) if part.strip()]
+                    for part in side_by_side(seg) if part.strip()]
         for seg_no, segment in enumerate(segments):
-            segment = _after_seller_label(ctx, line, segment, seg_no, seller, operator)
+            segment = _after_seller_label(ctx, line, segment, seg_no, language)
             if not segment:
                 continue
             cand = _score_segment(ctx, line, segment, seg_no, len(segments))
@@ -622,62 +564,26 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     return candidates
 
 
-def _side_by_side(segment: str) -> list[str]:
-    """`segment` cut after its first legal form when another name with its own form follows
-    (two columns joined by a text layer: "Kowalski IT Sp. z o.o. Nowak Handel S.A." is the
-    seller beside the buyer)."""
-    strict, loose = suffix_patterns()
-    found = sorted((m for p in (strict, loose) for m in p.finditer(segment)),
-                   key=lambda m: (m.start(), -m.end()))
-    if len(found) < 2:
-        return [segment]
-    first = found[0]
-    rest = segment[first.end():]
-    later = [m for m in found[1:] if m.start() >= first.end()]
-    if not later or not _RX0.search(rest[:later[-1].start() - first.end()]):
-        return [segment]
-    return [segment[:first.end()], rest.strip()]
-
-
-def _legal_named(doc: Doc, skip: set[int]) -> set[int]:
-    """Lines that name a company right before its legal details ("BOUYGUES TELECOM - Société
-    Anonyme au capital de ...", or "NETPRESSE" over "Siège social : ...")."""
-    out: set[int] = set()
-    for line in doc.lines:
-        m = _LEGAL_DETAILS.search(line.text)
-        if m is None or line.index in skip:
-            continue
-        head = line.text[:m.start()].strip(" -–|·,:")
-        if head:
-            out.add(line.index)
-        elif line.index > 0 and line.index - 1 not in skip:
-            out.add(line.index - 1)
-    return out
-
-
 def _after_seller_label(ctx: _Page, line: Line, segment: str, seg_no: int,
-                        seller: re.Pattern[str], operator: re.Pattern[str]) -> str:
-    """`segment` without a seller (or operator) label it starts with, marking what follows
-    as sold (operated) by: the rest of the segment, or the first line below not in brackets
-    when nothing is left; "" when only the label was there. A label over another label (a
-    table's header row, "Dodavatel" over "Odběratel") marks nothing."""
-    folded = fold(segment)
-    marks, m = ctx.sold_by, seller.search(folded)
-    if m is None:
-        marks, m = ctx.operated_by, operator.match(folded)
-        if m is None:
-            return segment
-    rest = segment[m.end():].strip()
-    if rest and not _label_only(rest):
+                        language: str) -> str:
+    """`segment` without a seller (or operator) label in it (issuer_labels.find_label),
+    marking what follows as sold (operated) by: the rest of the segment, or the first line
+    below not in brackets when nothing is left; "" when only the label was there. A label
+    over another label (a table's header row, "Dodavatel" over "Odběratel") marks nothing;
+    a two-column header ("Sprzedawca: Nabywca:") marks the line below, whose first name is
+    the seller's."""
+    label = find_label(segment, language)
+    if label is None:
+        return segment
+    marks = ctx.sold_by if label.kind == "sender" else ctx.operated_by
+    if label.rest and not label_only(label.rest):
         marks.add((line.index, seg_no))
         ctx.wanted.add(line.index)
-        return rest
-    if rest and m.start() == 0:
-        # "Sprzedawca: Nabywca:": a header over two columns; the seller's is the first
-        below = ctx.doc.lines[line.index + 1] if line.index + 1 < len(ctx.doc.lines) else None
-        if below is not None:
-            marks.add((below.index, 0))
-            ctx.wanted.add(below.index)
+        return label.rest
+    if label.rest and label.at_start:  # a header over two columns
+        if line.index + 1 < len(ctx.doc.lines):
+            marks.add((line.index + 1, 0))
+            ctx.wanted.add(line.index + 1)
         return ""
     for below in ctx.doc.lines[line.index + 1:line.index + 3]:
         if below.text.rstrip().endswith(":") or ctx.vocab.fullmatch(below.folded.strip(" :")):

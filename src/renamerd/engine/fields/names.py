@@ -28,11 +28,18 @@ def suffix_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
                                                                     re.I)
 
 
+def legal_suffixes(text: str) -> list[re.Match[str]]:
+    """Every legal-form suffix in `text`, in order (the longer first where two start
+    together)."""
+    strict, loose = suffix_patterns()
+    return sorted((m for p in (strict, loose) for m in p.finditer(text)),
+                  key=lambda m: (m.start(), -m.end()))
+
+
 @functools.lru_cache(maxsize=4096)
 def legal_suffix(text: str) -> re.Match[str] | None:
     """The last legal-form suffix (GmbH, Ltd, S.p.A., Sp. z o.o. ...) in `text`, if any."""
-    strict, loose = suffix_patterns()
-    found = [m for p in (strict, loose) for m in p.finditer(text)]
+    found = legal_suffixes(text)
     if not found:
         return None
     return max(found, key=lambda m: (m.end(), m.end() - m.start()))
@@ -134,6 +141,20 @@ def garbage(text: str) -> bool:
     if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
         return True
     return sum(map(len, _RX0.findall(text))) < 5
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
+_BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
+
+
+def short_name(value: str) -> bool:
+    """A short name that `garbage` would refuse: an acronym with its legal form ("KPN B.V.",
+    "SAP SE", "BMW AG") or one capitalised word of four letters or more ("Uber", "IKEA")."""
+    if _BRAND.fullmatch(value):
+        return True
+    suffix = legal_suffix(value)
+    return (suffix is not None and not value[suffix.end():].strip(" .,")
+            and _ACRONYM.fullmatch(value[:suffix.start()].strip(" ,")) is not None)
 
 
 def clean_name(value: str) -> str:

@@ -1,0 +1,118 @@
+"""What the words around a name say about it, for the issuer scorer (fields/issuer.py):
+seller and operator labels ("Sold by", "Titulaire du compte :", "Operated by"), a company's
+legal details ("... au capital de", "Registered office"), two names side by side on one line,
+labels with no value, greetings and forms of address. Pure; patterns built once per language.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.names import legal_suffix, legal_suffixes
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+
+#: a company's legal details: the name written just before them (same line, or the line
+#: above when they start a line) is the issuer's: a customer's are never printed so
+LEGAL_DETAILS = re.compile(
+    r"(?<!\w)(?:au capital de|capital social|capitale sociale|share capital|stammkapital|"
+    r"grundkapital|kapitał zakładowy|siège social|sede legale|sede social|domicilio social|"
+    r"registered office|regd\.? office|registered in england|sitz der gesellschaft|"
+    r"registergericht|société anonyme|societe anonyme|statutaire zetel)(?!\w)", re.I)
+#: a form of address before a person's name: the addressee ("Herrn", "Dhr. J. Jansen",
+#: "M. Dupont"; not "Dr": a doctor's practice bills under the doctor's name; not "Mr": "MR DIY"
+#: is a shop, and English bills label their addressee)
+SALUTATION = re.compile(r"^(?:(?:herrn?|frau|dhr|mevr|mw|mme|mlle|sr|sra|srta|sig|sig\.ra|hr|fru)"
+                        r"\.?|m\.)\s+\S", re.I)
+#: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
+GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
+                      r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
+                      r"olá|prezado|merhaba|hei|moi)\b", re.I)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+@dataclass(frozen=True)
+class Label:
+    """A seller or operator label found in a segment."""
+
+    kind: str  # "sender" or "operator"
+    rest: str  # the segment after the label ("" when only the label is there)
+    at_start: bool  # the label opens the segment
+
+
+@functools.cache
+def seller_labels(language: str, kind: str = "sender") -> re.Pattern[str]:
+    """A seller label at the start of a segment ("Sold by", "Verkäufer:", "Titulaire du
+    compte :", "Service Provider:"), or after a dash or bar ("Virement BRED – Titulaire du
+    compte : NETPRESSE"). A one-word label needs its colon ("From:", not "From the team").
+    With kind="operator": the label of a brand's operating company ("Operated by",
+    "Provozovatel", "İşletmeci"), which may go without its colon."""
+    single: set[str] = set()
+    multi: set[str] = set()
+    # (an operator's label is distinctive in any language: a Czech hotel's French bill)
+    langs = LANGUAGES if kind == "operator" else (language, "en")
+    for lang in langs:
+        for phrase in load(lang)["labels"].get(kind, []):
+            if lang not in (language, "en") and len(phrase) < 6:
+                continue
+            (multi if " " in phrase.strip() or kind == "operator" else single).add(phrase)
+    return re.compile(r"(?:^[^\w(]*|\s[-–|·•]\s)(?:(?:" + alternation(multi) + r")\s*[:：]?"
+                      r"|(?:" + alternation(single) + r")\s*(?:[:：]|$))\s*")
+
+
+def find_label(segment: str, language: str) -> Label | None:
+    """The seller label in `segment` (anywhere `seller_labels` allows), else an operator's
+    label opening it; None without either."""
+    folded = fold(segment)
+    kind, m = "sender", seller_labels(language).search(folded)
+    if m is None:
+        kind, m = "operator", seller_labels(language, "operator").match(folded)
+        if m is None:
+            return None
+    return Label(kind, segment[m.end():].strip(), m.start() == 0)
+
+
+def legal_named(doc: Doc, skip: set[int]) -> set[int]:
+    """Lines (outside `skip`) that name a company right before its legal details ("BOUYGUES
+    TELECOM - Société Anonyme au capital de ...", or "NETPRESSE" over "Siège social : ...")."""
+    out: set[int] = set()
+    for line in doc.lines:
+        m = LEGAL_DETAILS.search(line.text)
+        if m is None or line.index in skip:
+            continue
+        head = line.text[:m.start()].strip(" -–|·,:")
+        if head:
+            out.add(line.index)
+        elif line.index > 0 and line.index - 1 not in skip:
+            out.add(line.index - 1)
+    return out
+
+
+def side_by_side(segment: str) -> list[str]:
+    """`segment` cut after its first legal form when another name with its own form follows
+    (two columns joined by a text layer: "Kowalski IT Sp. z o.o. Nowak Handel S.A." is the
+    seller beside the buyer); else `[segment]`."""
+    found = legal_suffixes(segment)
+    if len(found) < 2:
+        return [segment]
+    first = found[0]
+    rest = segment[first.end():]
+    later = [m for m in found[1:] if m.start() >= first.end()]
+    if not later or not _WORD.search(rest[:later[-1].start() - first.end()]):
+        return [segment]
+    return [segment[:first.end()], rest.strip()]
+
+
+def label_only(text: str) -> bool:
+    """A short label waiting for its value ("Notes :", "Bank details:"): no name."""
+    stripped = text.rstrip()
+    return (stripped.endswith((":", "：")) and len(stripped.split()) <= 3
+            and legal_suffix(stripped) is None)
+
+
+def colon_below(doc: Doc, line: Line) -> bool:
+    """The line below is a lone colon: this line is a label whose colon a text layer put on
+    a line of its own ("Notes" / ":")."""
+    return line.index + 1 < len(doc.lines) and doc.lines[line.index + 1].text in (":", "：")
