@@ -22,7 +22,6 @@ or format characters, no "/".
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
@@ -40,7 +39,7 @@ from renamerd.engine.naming import (
     safe_component,
 )
 from renamerd.engine.policy import Policy, core_unread, meaningful_stem, split_name, unread_fields
-from renamerd.engine.script_text import page_text
+from renamerd.engine.script_text import page_text, right_to_left
 from renamerd.engine.types import (
     BELOW_CONFIDENCE,
     DOCUMENT_TYPES,
@@ -121,10 +120,6 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
     return doc, pages, extraction
 
 
-#: a script a PDF's layout mode does not keep in reading order (right to left)
-_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
-
-
 def _number_from_layout(doc: Any, count: int, extraction: Extraction) -> None:
     """The invoice number from the PDF's pages in visual order, when the text layer's own
     order parted it from its label ("Rechnungsnr." at the end of one block, "30064443" in
@@ -133,7 +128,7 @@ def _number_from_layout(doc: Any, count: int, extraction: Extraction) -> None:
     if not layout or any(text is None for text in layout):
         return
     pages = [page_text(text) for text in layout if text is not None]
-    if any(_RTL.search(text) for text in pages):
+    if any(right_to_left(text) for text in pages):
         return
     found = extract(pages, extraction.language)
     number = found.values.get("invoice_number")

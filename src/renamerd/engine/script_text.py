@@ -27,6 +27,14 @@ _RUNS = re.compile(rf"(?P<rtl>[{_ARABIC}](?:[{_ARABIC}. ]*[{_ARABIC}.])?)"
                    rf"|(?P<ltr>[^\s{_ARABIC}:;،؛]+(?:[ ][^\s{_ARABIC}:;،؛]+)*)"
                    rf"|(?P<neutral>[\s:;،؛]+)")
 _HAS_ARABIC = re.compile(f"[{_ARABIC}]")
+#: right-to-left letters: Hebrew, Arabic (and the scripts between), their presentation forms
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def right_to_left(text: str) -> bool:
+    """`text` holds a right-to-left letter (a PDF's visual-order reading keeps no reading
+    order for it)."""
+    return _RIGHT_TO_LEFT.search(text) is not None
 
 
 def _runs(line: str) -> list[re.Match[str]]:

@@ -3,6 +3,7 @@ messages after a redirect (a short-lived cookie), and the error pages."""
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ def strategy_words(value: str) -> str:
     return STRATEGY_WORDS.get(value, value.replace("_", " "))
 
 
+@functools.cache
 def language_words(code: str) -> str:
     """An output-language code as people read it: "Deutsch (de)", "中文 (简体) (zh-Hans)"...
     in English with the code after it, from CLDR through babel."""
