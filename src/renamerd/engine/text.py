@@ -57,8 +57,7 @@ class DocumentText:
         self._config = config
         self._cache: dict[int, str] = {}
         self._ocr: OcrReader | None = None
-        self._ocr_pages = 0
-        self._ocr_indexes: set[int] = set()
+        self._ocr_indexes: set[int] = set()  # the pages read by OCR
         self._chars_left = config.max_document_chars
 
     @property
@@ -69,7 +68,7 @@ class DocumentText:
     @property
     def ocr_pages(self) -> int:
         """Number of pages OCR'd so far (each costs a tesseract run of about a second)."""
-        return self._ocr_pages
+        return len(self._ocr_indexes)
 
     @property
     def ocr_languages(self) -> str | None:
@@ -128,20 +127,19 @@ class DocumentText:
             image = source.scan_image(index)
             if image is None:
                 return layer
-            self._ocr_indexes.add(index)
-            return _merge(layer, self._run_ocr(image))
+            return _merge(layer, self._run_ocr(index, image))
         if not self._ocr_allowed():
             return ""
         native = source.native_file() if index == 0 else None
-        return self._run_ocr(PageImage(lambda: source.image_of(index), native))
+        return self._run_ocr(index, PageImage(lambda: source.image_of(index), native))
 
     def _ocr_allowed(self) -> bool:
-        return self._ocr_pages < self._config.ocr_max_pages
+        return len(self._ocr_indexes) < self._config.ocr_max_pages
 
-    def _run_ocr(self, image: Image.Image | PageImage) -> str:
+    def _run_ocr(self, index: int, image: Image.Image | PageImage) -> str:
         if self._ocr is None:
             self._ocr = OcrReader(self._config)
-        self._ocr_pages += 1
+        self._ocr_indexes.add(index)
         text = self._ocr.read(page_of(image))
         self.ocr_used = True
         return self._clip(text)

@@ -325,10 +325,12 @@ def _joined_label(before: str, pattern: re.Pattern[str],
                   kinds: dict[str, str]) -> tuple[str, str, float] | None:
     """An issue-date label joined to the label just before the date by a slash
     ("Rechnungsdatum/Lieferdatum", "Invoice date / Tax point"): the date is the issue date."""
-    if not before.rstrip().endswith("/"):
+    before = before.rstrip()
+    if not before.endswith("/"):
         return None
-    earlier = _last_match(pattern, before.rstrip()[:-1])
-    if earlier is None or before.rstrip()[:-1][earlier.end():].strip():
+    before = before[:-1]
+    earlier = _last_match(pattern, before)
+    if earlier is None or before[earlier.end():].strip():
         return None
     if _kind_of(earlier.group(0), kinds) != "issue_date":
         return None

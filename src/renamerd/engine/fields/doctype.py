@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc
@@ -128,7 +127,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     for joined, text in _spaced_titles(doc):  # a title line wherever it is
         found = [kinds[_RX0.sub(" ", m.group(0))][0] for m in pattern.finditer(joined)]
         found += [ends[m.group(1)] for m in compounds.finditer(joined)]
-        found += [kind for kind in map(_ending_kind(kinds), joined.split()) if kind]
+        found += [ending for word in joined.split() if (ending := _ending_kind(word, kinds))]
         for kind in dict.fromkeys(found):
             scores[kind] = scores.get(kind, 0.0) + 5.0
             evidence.setdefault(kind, text)
@@ -148,15 +147,11 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     return TypeGuess(best, scores[best], scores, evidence[best])
 
 
-def _ending_kind(kinds: dict[str, tuple[str, bool]]) -> Callable[[str], str | None]:
-    """The type of the longest type word (5 letters or more) a title word ends with:
+def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]]) -> str | None:
+    """The type of the longest type word (5 letters or more) `word` ends with:
     "warenrechnung" and "kostenrechnung" are invoices, "gehaltsabrechnung" a payslip."""
-    def kind_of(word: str) -> str | None:
-        best = max((k for k in kinds if len(k) >= 5 and word.endswith(k)), key=len,
-                   default=None)
-        return kinds[best][0] if best is not None else None
-
-    return kind_of
+    best = max((k for k in kinds if len(k) >= 5 and word.endswith(k)), key=len, default=None)
+    return kinds[best][0] if best is not None else None
 
 
 def _spaced_titles(doc: Doc) -> list[tuple[str, str]]:

@@ -169,21 +169,21 @@ class PdfPages:
         Raises IndexError; DocumentTooLarge when extracting it would parse more than
         `config.max_page_content_bytes` (see `content_cost`); UnreadableDocument.
         """
-        if not 0 <= index < self.page_count:
-            raise IndexError(index)
-        self.content_cost(index)
-        return guarded(f"page {index + 1}", lambda: self.reader.pages[index].extract_text())
+        return self._extract(index)
 
     def layout_text(self, index: int) -> str:
         """Text layer of page `index` in visual order (pypdf's layout mode: rows as they
         stand on the page, label and value side by side), each row stripped. Same limits and
         errors as `text`; a few ms more per page."""
+        text = self._extract(index, extraction_mode="layout")
+        return "\n".join(row.strip() for row in text.splitlines() if row.strip())
+
+    def _extract(self, index: int, **options: str) -> str:
         if not 0 <= index < self.page_count:
             raise IndexError(index)
         self.content_cost(index)
-        text = guarded(f"page {index + 1}",
-                       lambda: self.reader.pages[index].extract_text(extraction_mode="layout"))
-        return "\n".join(row.strip() for row in text.splitlines() if row.strip())
+        return guarded(f"page {index + 1}",
+                       lambda: self.reader.pages[index].extract_text(**options))  # type: ignore[arg-type]
 
     def content_cost(self, index: int) -> PageCost:
         """What extracting page `index`'s text would parse (readers/pdf_cost.py).
