@@ -27,20 +27,17 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 log = logging.getLogger("renamerd.api")
 
-_BODY = json.dumps({"error": "request timeout: the request was not sent in time",
-                    "code": "REQUEST_TIMEOUT"}).encode()
-TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                    b"content-length: " + str(len(_BODY)).encode() +
-                    b"\r\nconnection: close\r\n\r\n" + _BODY)
-
-
 def _response(status: str, error: str, code: str) -> bytes:
+    """A whole HTTP/1.1 answer with the JSON error body, closing the connection."""
     body = json.dumps({"error": error, "code": code}).encode()
     return (b"HTTP/1.1 " + status.encode() + b"\r\ncontent-type: application/json\r\n"
             b"content-length: " + str(len(body)).encode() +
             b"\r\nconnection: close\r\n\r\n" + body)
 
 
+TIMEOUT_RESPONSE = _response("408 Request Timeout",
+                             "request timeout: the request was not sent in time",
+                             "REQUEST_TIMEOUT")
 HEADERS_TOO_LARGE = _response(
     "431 Request Header Fields Too Large",
     "request headers too large: the request line and headers are over the server's limit",
