@@ -53,6 +53,7 @@ def register_grant_hook(hook: GrantHook) -> None:
 MAX_GRANT = 1_000_000_000
 MAX_VALID_DAYS = 36_500
 
+
 class CreditsError(Exception):
     pass
 

@@ -85,6 +85,12 @@ def is_page(request: Request) -> bool:
             and "text/html" in request.headers.get("accept", ""))
 
 
+async def _answer_of(handler: Any, request: Request, exc: Exception) -> Response:
+    """What the API's own handler of `exc` answers (a sync or an async one)."""
+    answer = handler(request, exc)
+    return await answer if inspect.isawaitable(answer) else answer  # type: ignore[no-any-return]
+
+
 def _install_error_pages(app: FastAPI) -> None:
     previous = app.exception_handlers.get(StarletteHTTPException)
 
@@ -95,8 +101,7 @@ def _install_error_pages(app: FastAPI) -> None:
             return await run_in_threadpool(
                 error_page, request, exc.status_code,
                 message.get(exc.status_code, str(exc.detail)))
-        answer = previous(request, exc)
-        return await answer if inspect.isawaitable(answer) else answer  # type: ignore[no-any-return]
+        return await _answer_of(previous, request, exc)
 
     def web_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, WebError)
@@ -131,8 +136,7 @@ def _install_error_pages(app: FastAPI) -> None:
                 error_page, request, 400,
                 "This address has a value the page does not take (a page number below 1, "
                 "or a word where a number belongs). Go back and try again.")
-        answer = previous_invalid(request, exc)
-        return await answer if inspect.isawaitable(answer) else answer  # type: ignore[no-any-return]
+        return await _answer_of(previous_invalid, request, exc)
 
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(WebError, web_error)
