@@ -214,3 +214,21 @@ def test_a_direct_debits_account_holder_is_the_customer_not_the_seller() -> None
             + "Gesamtbetrag 120,00 €\nDer Betrag wird von Ihrem Konto abgebucht. "
             "- Kontoinhaber: Max Mustermann - IBAN DE12 3456 7890 1234 5678 90")
     assert values(text)["issuer"] == "Anna Schmidt Grafikdesign"
+
+
+def test_a_table_row_the_text_layer_drew_first_is_no_name() -> None:
+    # some producers draw the items table before the letterhead, its columns apart
+    text = ("14\n4      Bâtiment 15\n3830,03\n5      Conseil 8\nFacturé à:\n"
+            "Dubois Transports EURL\n51 rue de la Paix\n75000 Paris\nCasa Verde\n"
+            "21 rue de la Paix · 75007 Paris\nFACTURE\nNuméro de facture: INV2025/73837\n"
+            "Date de facture: 09/01/2025\nTotal TTC: 37790,37 €")
+    assert values(text)["issuer"] == "Casa Verde"
+
+
+@pytest.mark.parametrize("street", ["Václavské náměstí 24", "plac Bankowy 2",
+                                    "Corso Buenos Aires 12", "Boulevard Haussmann 40"])
+def test_a_square_or_boulevard_is_an_address_not_a_name(street: str) -> None:
+    text = (f"Pos. Description Qty Amount\n1 Poradenství 82\n{street}\n"
+            "FAKTURA\nČíslo faktury: RE202474887\nDatum vystavení: 22.09.2024\n"
+            f"RAVINTOLA KAISLA\n{street} · 110 08 Praha 1\nCelkem k úhradě: 93069,57 Kč")
+    assert values(text)["issuer"] == "RAVINTOLA KAISLA"

@@ -49,6 +49,9 @@ _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
 _RX1D = re.compile(r"\d")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
+#: a row of an items table: position, a description of one to three words, a quantity
+#: ("4 Bâtiment 15" where a text layer drew the table's columns apart)
+_TABLE_ROW = re.compile(r"\d{1,3}(?: [^\W\d_][\w.&'-]*){1,3} \d+(?:[.,]\d+)?")
 
 #: (the address part starts where its run of characters starts: without the lookbehind, every
 #: offset inside a long word would be tried, each scanning to the word's end)
@@ -59,7 +62,10 @@ _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail"
 _ADDRESS = re.compile(
     r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
     r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
-    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building)(?!\w)"
+    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
+    # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
+    r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
+    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)"
     # a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5")
     r"|[^\W\d_]{2,}(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
     r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
@@ -471,6 +477,7 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         (lambda: _DOMAIN_TOKEN.search(value), 2.0),
         # an amount or a "label : value" pair
         (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
+        (lambda: not suffix and _TABLE_ROW.fullmatch(value), 3.0),
         (lambda: _ADDRESS.search(value) or (not suffix and (
             _POSTCODE.search(value) or address_words().search(value))), 3.0),
         (lambda: _BANKISH.search(value), 4.0),
