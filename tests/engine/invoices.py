@@ -200,6 +200,20 @@ def split(items: list[Invoice]) -> tuple[list[Invoice], list[Invoice]]:
             [inv for i, inv in enumerate(items) if i % 3 == 2])
 
 
+def drawn_apart(inv: Invoice, seed: int) -> Invoice:
+    """`inv` with its text blocks (runs of lines in one column) drawn in a random order, as
+    some PDF producers write a page: the table first, the letterhead last, columns apart."""
+    blocks: list[list[TextAt]] = []
+    for item in inv.lines:
+        last = blocks[-1][-1] if blocks else None
+        if last is not None and abs(last.x_mm - item.x_mm) < 1 and 0 < item.y_mm - last.y_mm < 12:
+            blocks[-1].append(item)
+        else:
+            blocks.append([item])
+    random.Random(seed).shuffle(blocks)
+    return Invoice(inv.name, inv.language, inv.layout, [t for b in blocks for t in b], inv.truth)
+
+
 def write(directory: Path, items: list[Invoice], *, scans: bool = False) -> Path:
     """PDFs (or 200 dpi noisy scans) and truth.json for `renamerd eval`; returns the folder."""
     directory.mkdir(parents=True, exist_ok=True)
