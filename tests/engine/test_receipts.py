@@ -11,6 +11,7 @@ from engine import docmaker as dm
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
 from renamerd.engine.fields.issuer import fix_ocr_suffixes
+from renamerd.engine.fields.names import mend_digits
 from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 from renamerd.engine.text import open_text
 from renamerd.engine.types import EngineConfig
@@ -58,6 +59,28 @@ def test_misread_legal_forms_are_fixed(garbled: str, fixed: str) -> None:
                                   "Triple Six Point Enterprise 666", "SS 2/3"])
 def test_correct_names_are_left_alone(text: str) -> None:
     assert fix_ocr_suffixes(text) == text
+
+
+@pytest.mark.parametrize(("garbled", "mended"), [
+    ("SAM SAM TRAD1NG CO", "SAM SAM TRADING CO"), ("LI6HTR0OM GALLERY", "LIGHTROOM GALLERY"),
+    ("AIK HUAT ENTERPRISE (5ETIA ALAM)", "AIK HUAT ENTERPRISE (SETIA ALAM)"),
+    ("8anh Mi Cafe", "Banh Mi Cafe"), ("Ca5h & Carry", "Cash & Carry"),
+])
+def test_digits_misread_inside_a_names_words_are_letters(garbled: str, mended: str) -> None:
+    assert mend_digits(garbled) == mended
+
+
+@pytest.mark.parametrize("name", ["B2B Supplies", "MP3 World", "Win10 Shop", "3M", "7-Eleven",
+                                  "1&1 Internet SE", "99 SPEED MART S/B", "Studio 54", "K2 Sports",
+                                  "Net4You GmbH", "Go2Market", "Route 66 Diner", "1STOP MART"])
+def test_names_written_with_digits_keep_them(name: str) -> None:
+    assert mend_digits(name) == name
+
+
+def test_a_receipts_name_read_with_a_digit_for_a_letter_is_mended() -> None:
+    text = ("SAM SAM TRAD1NG CO\n(742016-W)\n67,JLN MEWAH 25/63 TMN SRI MUDA\n"
+            "40400 SHAH ALAM\nCASH BILL\nDate : 29/12/2017\nCashier: 01\nTOTAL 15.00\nCASH 20.00")
+    assert extract([text]).values["issuer"] == "SAM SAM TRADING CO"
 
 
 def test_issuer_with_misread_suffix_and_bracketed_registration() -> None:

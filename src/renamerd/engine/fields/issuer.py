@@ -33,6 +33,7 @@ from renamerd.engine.fields.names import (
     garbage,
     legal_suffix,
     letters_ratio,
+    mend_digits,
     name_words,
     never_names,
     short_name,
@@ -239,7 +240,7 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
         return None
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
-    value = strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0]))
+    value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
     if suffix:  # "Électricité de France - SA": the form follows the name without a dash
         value = _DASH_BEFORE_LAST.sub(" ", value)
     if _vetoed(value, ctx.vocab):

@@ -91,6 +91,42 @@ def fix_ocr_suffixes(text: str) -> str:
     return text
 
 
+#: a word of letters with digits that OCR reads for the letters they resemble ("TRAD1NG",
+#: "(5ETIA", "LI6HTR0OM", "8anhMi"): digits only between letters or opening the word
+_DIGIT_SLIP = re.compile(
+    r"(?<![\w&-])(?=(?:[0-9]*[^\W\d_]){3})[0-9]?[^\W\d_]+(?:[01568][^\W\d_]+)*(?![\w&-])")
+_UPPER_LOOKALIKES = str.maketrans("01568", "OISGB")
+_LOWER_LOOKALIKES = str.maketrans("015", "ols")
+
+
+def mend_digits(name: str) -> str:
+    """`name` with digits misread inside its words as the letters they resemble ("SAM SAM
+    TRAD1NG CO" -> "SAM SAM TRADING CO"). Words of four characters or more, with at least
+    three letters, digits 0 1 5 6 8 only between letters or opening the word ("(5ETIA"); words
+    that are codes ("B2B", "MP3", "Win10", "3M", "7-Eleven", "1&1") are left alone. Pure."""
+    if not any(ch.isdigit() for ch in name):
+        return name
+    return _DIGIT_SLIP.sub(_mend_word, name)
+
+
+def _mend_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if len(word) < 4 or word.isalpha() or (word[0].isdigit() and word[0] not in "0568"):
+        return word
+    out = []
+    for i, ch in enumerate(word):
+        if ch.isdigit():
+            neighbour = word[i + 1] if i + 1 < len(word) else word[i - 1]
+            lower = neighbour.islower() and i > 0 and word[i - 1].islower()
+            mended = ch.translate(_LOWER_LOOKALIKES if lower else _UPPER_LOOKALIKES)
+            if mended == ch:
+                return word
+            out.append(mended)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 @functools.cache
 def business_words() -> re.Pattern[str]:
     """Words that name a kind of shop or business ("restaurant", "hardware", "perniagaan")."""
