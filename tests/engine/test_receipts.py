@@ -22,6 +22,8 @@ from renamerd.engine.types import EngineConfig
     ("25/12/2ol8", "25/12/2018"),
     ("19/62/2018 16:45", "19/02/2018 16:45"),  # a round digit read for the month's 0
     ("1s-o1-2019", "15-01-2019"),
+    ("date: 23103/2018 3:13", "date: 23/03/2018 3:13"),  # a slash read as "1"
+    ("date: 11/0112019", "date: 11/01/2019"), ("02101/201b", "02/01/2018"),
 ])
 def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> None:
     out = ocr_date_tokens(garbled)
@@ -31,9 +33,22 @@ def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> 
 
 @pytest.mark.parametrize("text", [
     "total 12.50 so 1/1", "jalan 9/6", "a 1l/1l/11 b", "02/62/2018", "ss21/1a, damansara",
+    "ss21/39 jalan", "45103/2018", "10113/2018", "no. 12/0113", "id 123103/2018",
 ])
 def test_text_that_is_no_garbled_date_is_left_alone(text: str) -> None:
     assert ocr_date_tokens(text) == text
+
+
+@pytest.mark.parametrize(("line", "date"), [
+    ("Date : 22/12/201714:03", "2017-12-22"), ("14/03/20185:57:07PM", "2018-03-14"),
+    ("01/03/1819:14 Slip No.: 0010104733", "2018-03-01"), ("12 Mar 201818:19", "2018-03-12"),
+    ("I0 Mar 2018 18:24", "2018-03-10"), ("Doc No. CS00004040 Date: 11/0112019", "2019-01-11"),
+    ("Date: 17/10/2024:18", "2024-10-17"),  # a year is kept whole before a colon
+])
+def test_a_receipts_date_with_a_time_fused_or_a_digit_misread_is_found(line: str,
+                                                                        date: str) -> None:
+    text = f"KEDAI RUNCIT ALIF\nNO 12, JALAN MAWAR\n{line}\nTOTAL 12.00\nCASH 20.00"
+    assert str(extract([text]).values["date"]) == date
 
 
 def test_garbled_receipt_date_is_extracted() -> None:

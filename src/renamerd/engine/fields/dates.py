@@ -66,12 +66,16 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     months = alternation(set(_month_table()), exact=True).replace(
         r"(?!\w)", r"(?![^\W\d_])").replace(r"(?<!\w)", r"(?<![^\W\d_])")
     numeric = re.compile(
-        r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?(\d{4}|20[0-9oObBsSlI]{2}|\d{2})"
-        r"(?![\d])(?!\s*[ap]\.?m\b)"
+        r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?"
+        # the year, or the year with OCR's dropped space before a time ("22/12/201714:03")
+        # (a two-digit year so only when the four digits are no year: "01/03/1819:14")
+        r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?!19|20)\d{2}(?=\d{2}:\d{2}(?!\d))"
+        r"|(?:\d{4}|20[0-9oObBsSlI]{2}|\d{2})(?![\d]))(?!\s*[ap]\.?m\b)"
     )
     dmy = re.compile(
         r"(?<![\w])(\d{1,2})(?:st|nd|rd|th|er|e|o)?\.?[ \t\-/]*(?:de[ \t]+|of[ \t]+)?"
-        rf"({months})\.?[ \t\-/,]*(?:de[ \t]+)?'?(\d{{4}}|\d{{2}})(?!\w)"
+        rf"({months})\.?[ \t\-/,]*(?:de[ \t]+)?'?"
+        r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?:\d{4}|\d{2})(?!\w))"  # ("12 Mar 201818:19")
     )
     mdy = re.compile(
         # ("August 3, 2014", "August 3 , 2014" as a text layer may space it, "Aug 3,2014")
@@ -133,6 +137,12 @@ def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str], int]
 
 
 _OCR_O = re.compile(r"(?<![^\W\d_])o(?=\d)|(?<=\d)o(?![^\W\d_])")
+#: "i" or "l" for a 1 at a number's start or end ("i0 mar 2018", "20i8")
+_OCR_I = re.compile(r"(?<![^\W\d_])[il](?=\d)|(?<=\d)[il](?![^\W\d_])")
+_I_BESIDE_DIGIT = re.compile(r"[il]\d|\d[il]")
+#: a slash read as "1" in a numeric date: "23103/2018", "11/0112019" (day, month, year)
+_SLASH_AS_ONE = re.compile(
+    r"(?<![\w.,/-])(?:(\d{2})1(\d{2})/([0-9oilsbz]{4}|\d{2})|(\d{2})/(\d{2})1(\d{4}))(?![\w/])")
 _OCR_DIGITS = str.maketrans("OoBbSsIl", "00885511")
 #: digits OCR confuses in a year's decade ("2078", "2048" for 2018)
 _DECADE_FIX = {"7": "1", "4": "1", "9": "0", "6": "0", "8": "0", "3": "2"}
@@ -169,9 +179,19 @@ def ocr_date_tokens(folded: str) -> str:
             b = "0" + b[1]  # the first part is a day, so the middle one is a month
         return f"{a}{sep}{b}{sep}{c}"
 
+    if "/" in folded:
+        folded = _SLASH_AS_ONE.sub(_slash_for_one, folded)
     if not _OCR_TOKEN_HINT.search(folded):
         return folded  # no two like separators around one or two characters: no token
     return _OCR_TOKEN.sub(fix, folded)
+
+
+def _slash_for_one(m: re.Match[str]) -> str:
+    """"23103/2018" -> "23/03/2018" when its parts are a day and a month."""
+    day, month = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(5))
+    if not (1 <= int(day) <= 31 and 1 <= int(month) <= 12):
+        return m.group(0)
+    return m.group(0)[:2] + "/" + m.group(0)[3:5] + "/" + m.group(0)[6:]
 
 
 def _year(y: str) -> int:
@@ -205,6 +225,8 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     text = doc.folded
     if _O_BESIDE_DIGIT.search(text):
         text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
+    if _I_BESIDE_DIGIT.search(text):
+        text = _OCR_I.sub("1", text)  # "i0 mar 2018", "20i8"
     text = ocr_date_tokens(text)  # "2l/03/2018"
     for m in dmy.finditer(text):
         value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
