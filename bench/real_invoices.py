@@ -1,12 +1,14 @@
 """Fetch the labelled real invoices for `renamerd eval` (docs/engine-accuracy.md).
 
 Real born-digital invoices are rare in public: these come from the test folders of packages on
-PyPI (invoice2data, OCA's Odoo add-ons; MIT and AGPL-3), listed with their archive's address,
-the path inside it, the file's SHA-256 and the labels in bench/corpora/real_invoices.json. They
-are downloaded when measuring, never kept in this repository.
+PyPI (invoice2data, OCA's Odoo add-ons and others; each entry names its licence), listed with
+their archive's address, the path inside it, the file's SHA-256 and the labels in
+bench/corpora/real_invoices.json. They are downloaded when measuring, never kept in this
+repository. The set "receipts" holds real receipt photos and scans (images) of the same kind.
 
-    .venv/bin/python bench/real_invoices.py /tmp/real_invoices        # the 11 real ones
-    .venv/bin/python bench/real_invoices.py /tmp/samples --set samples  # 10 generated samples
+    .venv/bin/python bench/real_invoices.py /tmp/real_invoices        # the real born-digital ones
+    .venv/bin/python bench/real_invoices.py /tmp/samples --set samples  # generated samples
+    .venv/bin/python bench/real_invoices.py /tmp/receipts --set receipts  # real receipt photos, scans
     .venv/bin/renamerd eval /tmp/real_invoices --show-errors
 """
 
@@ -63,10 +65,10 @@ def fetch(directory: Path, which: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
-    parser.add_argument("--set", default="real", choices=("real", "samples"))
+    parser.add_argument("--set", default="real", choices=("real", "samples", "receipts"))
     args = parser.parse_args()
     count = fetch(args.directory, args.set)
-    print(f"{count} invoices and truth.json in {args.directory}")
+    print(f"{count} documents and truth.json in {args.directory}")
 
 
 if __name__ == "__main__":
