@@ -61,6 +61,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("ACME 5DN 8HD", "ACME SDN BHD"),
     ("ACME S0N. BHD.", "ACME SDN. BHD."),
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
+    ("99 SPEED MART S/D (519537-X)", "99 SPEED MART S/B (519537-X)"),
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
     ("MR O.1.Y. (JOHOR) SDN BHD", "MR O.I.Y. (JOHOR) SDN BHD"),  # a digit inside initials
@@ -90,6 +91,13 @@ def test_digits_misread_inside_a_names_words_are_letters(garbled: str, mended: s
                                   "Net4You GmbH", "Go2Market", "Route 66 Diner", "1STOP MART"])
 def test_names_written_with_digits_keep_them(name: str) -> None:
     assert mend_digits(name) == name
+
+
+def test_a_name_without_its_legal_form_loses_its_bracketed_registration_number() -> None:
+    text = ("99 SPEED MART (519537-X)\nLOT P.T. 2811, JALAN ANGSA,\nTAMAN BERKELEY\n"
+            "41150 KLANG, SELANGOR\nGST ID. NO : 000181747712\nINVOICE NO: 18299/102/T0230\n"
+            "Total Sales (Inclusive GST) RM 141.50\nCASH RM 150.00")
+    assert extract([text]).values["issuer"] == "99 SPEED MART"
 
 
 def test_a_receipts_name_read_with_a_digit_for_a_letter_is_mended() -> None:

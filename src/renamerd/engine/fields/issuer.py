@@ -241,8 +241,10 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
-    if suffix:  # "Électricité de France - SA": the form follows the name without a dash
-        value = _DASH_BEFORE_LAST.sub(" ", value)
+    # "Électricité de France - SA": the form follows the name without a dash; without a form,
+    # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
+    value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
+             else _without_bracketed_number(value))
     if _vetoed(value, ctx.vocab):
         return None
     if suffix is not None and _weak_suffix(suffix, value):
@@ -345,6 +347,17 @@ _CONTINUED = "name continues from the line above"
 #: a group in round brackets without brackets inside (checked for a digit by the caller: one
 #: pattern "[^..]*\d[^..]*" tries every split of an unclosed run, 17 s for 20,000 characters)
 _BRACKETED = re.compile(r"\([^()]*\)")
+
+
+def _without_bracketed_number(value: str) -> str:
+    """`value` without a group in brackets holding a digit at its end."""
+    if not value.endswith(")"):
+        return value
+    groups = list(_BRACKETED.finditer(value))
+    last = groups[-1] if groups else None
+    if last is None or last.end() != len(value) or not _RX1D.search(last.group(0)):
+        return value
+    return value[:last.start()].rstrip(" ,;:-") or value
 
 
 def _unclosed(text: str) -> bool:
