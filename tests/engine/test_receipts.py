@@ -62,6 +62,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("ACME S0N. BHD.", "ACME SDN. BHD."),
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
     ("99 SPEED MART S/D (519537-X)", "99 SPEED MART S/B (519537-X)"),
+    ("99 SPEED MART S1B", "99 SPEED MART S/B"), ("ACME S|B", "ACME S/B"),  # the slash as 1
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
     ("MR O.1.Y. (JOHOR) SDN BHD", "MR O.I.Y. (JOHOR) SDN BHD"),  # a digit inside initials
