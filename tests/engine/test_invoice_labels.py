@@ -232,3 +232,22 @@ def test_a_square_or_boulevard_is_an_address_not_a_name(street: str) -> None:
             "FAKTURA\nČíslo faktury: RE202474887\nDatum vystavení: 22.09.2024\n"
             f"RAVINTOLA KAISLA\n{street} · 110 08 Praha 1\nCelkem k úhradě: 93069,57 Kč")
     assert values(text)["issuer"] == "RAVINTOLA KAISLA"
+
+
+# --- text layers ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hidden", ["\u00ad", "\u200b", "\u2060", "\ufeff"])
+def test_invisible_characters_inside_words_change_nothing(hidden: str) -> None:
+    plain = ("Northwind Traders Ltd\n12 High Street, London\nINVOICE\n"
+             "Invoice number: INV-2024-0042\nInvoice date: 14 March 2024\nTotal 1,728.00 GBP")
+    text = "".join(ch + hidden if ch.isalnum() and i % 3 == 0 else ch
+                   for i, ch in enumerate(plain))
+    assert text != plain
+    assert values(text) == values(plain)
+
+
+def test_ligatures_and_decomposed_accents_read_as_the_letters_they_are() -> None:
+    text = ("O\ufb03ce Supplies Ltd\nINVOICE\nInvoice number: 88\nInvoice date: 14 March 2024")
+    assert values(text)["issuer"] == "Office Supplies Ltd"
+    decomposed = "Socie\u0301te\u0301 Ge\u0301ne\u0301rale SA\nFACTURE\nDate de facture : 2 mai 2024"
+    assert values(decomposed)["issuer"] == "Société Générale SA"

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from renamerd.engine.lexicon import fold
 
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
+#: what text layers put inside words that no reader sees: a soft hyphen, zero-width spaces, a
+#: word joiner, a byte-order mark (not the zero-width (non-)joiners, which Persian and Indic
+#: scripts need), and typographic ligatures ("ﬁ", "ﬀ")
+_HIDDEN = re.compile("[\u00ad\u200b\u2060\ufeff\ufb00-\ufb06]")
+_LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+
+
+def plain_text(page: str) -> str:
+    """`page` as a reader sees it: composed (NFC: "é" one character, as every pattern expects),
+    ligatures spelled out, invisible characters inside words removed. Pure."""
+    if _HIDDEN.search(page):
+        page = _HIDDEN.sub(lambda m: _LIGATURES.get(m.group(0), ""), page)
+    if not unicodedata.is_normalized("NFC", page):
+        page = unicodedata.normalize("NFC", page)
+    return page
 
 
 @dataclass(frozen=True)
@@ -36,7 +52,7 @@ class Doc:
         parts: list[str] = []
         page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
-            page = _SPACES.sub(" ", page)  # (blank runs never hold a line break)
+            page = _SPACES.sub(" ", plain_text(page))  # (blank runs never hold a line break)
             for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n"):
                 clean = raw.strip()
                 if clean:
