@@ -251,3 +251,25 @@ def test_ligatures_and_decomposed_accents_read_as_the_letters_they_are() -> None
     assert values(text)["issuer"] == "Office Supplies Ltd"
     decomposed = "Socie\u0301te\u0301 Ge\u0301ne\u0301rale SA\nFACTURE\nDate de facture : 2 mai 2024"
     assert values(decomposed)["issuer"] == "Société Générale SA"
+
+
+@pytest.mark.parametrize(("title", "kind"), [
+    ("RECHNUNGS-KORREKTUR Seite 1", "credit_note"), ("CREDIT-NOTE", "credit_note"),
+    ("Comprovante BB", "receipt"),
+])
+def test_a_hyphenated_or_portuguese_title_names_the_type(title: str, kind: str) -> None:
+    text = (f"Muster GmbH\nBahnhofstrasse 99\n99199 Musterhausen\n{title}\n"
+            "Beleg-Nr : RK21012345\nBeleg-Datum : 16.09.2013\nLieferschein-Nr : L8765\n"
+            "Lieferschein-Datum : 05.08.2013")
+    assert values(text)["document_type"] == kind
+
+
+def test_a_hyphenated_number_label_is_no_title() -> None:
+    text = "Muster GmbH\nLieferschein-Nr 5\nRechnung\nRechnungsdatum: 16.09.2013"
+    assert values(text)["document_type"] == "invoice"
+
+
+def test_a_payment_receipts_payee_is_named_and_its_payer_is_the_customer() -> None:
+    text = ("Comprovante BB\nR$ 12,50\n14/07/2026 às 06:33:45\nPix - QR Code\nRecebedor\n"
+            "Caixa Loterias S A\nCNPJ\n24.038.490/0001-83\nPagador\nJady Souza\nCPF\n***")
+    assert values(text)["issuer"] == "Caixa Loterias S A"

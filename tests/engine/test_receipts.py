@@ -269,3 +269,40 @@ def test_a_till_slip_is_a_receipt(text: str) -> None:
 def test_a_us_till_slip(text: str, date: str) -> None:
     found = extract([text]).values
     assert found["document_type"] == "receipt" and str(found["date"]) == date
+
+
+@pytest.mark.parametrize(("line", "date"), [
+    ("Fri 04/07/2017 11:36 AM", "2017-04-07"),  # 4 July 2017 was a Tuesday
+    ("Tue 04/07/2017 11:36 AM", "2017-07-04"),
+    ("Sa., 03.02.2018 14:10", "2018-02-03"), ("vendredi 07/04/2017", "2017-04-07"),
+])
+def test_a_weekday_before_a_date_decides_its_order(line: str, date: str) -> None:
+    text = f"Main Street Restaurant\n{line}\nSub Total 25.23\nTOTAL 29.01"
+    assert str(extract([text]).values["date"]) == date
+
+
+def test_a_us_state_written_out_makes_numeric_dates_month_first() -> None:
+    text = ("Main Street Restaurant\n6332 Business Drive\nPalo Alto California 94301\n"
+            "04/07/2017 11:36 AM\nTOTAL 29.01")
+    assert str(extract([text]).values["date"]) == "2017-04-07"
+
+
+def test_a_card_terminals_slip_is_a_receipt() -> None:
+    text = ("Main Street Restaurant\nPalo Alto California 94301\nFri 04/07/2017 11:36 AM\n"
+            "Merchant ID: 9hqjxvufdr\nTerminal ID: 11111\nType: CREDIT\nPURCHASE\n"
+            "Entry Mode: Swiped\nCard Type: DISCOVER\nApproval Code: 819543\nUSD$ 29.01")
+    assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_till_slip_whose_only_type_word_is_in_its_body_is_a_receipt() -> None:
+    text = ("Walgreens\n#03296 191 E 3RD AVE\nSAN MATEO, CA 94401\n05/24/2022 1:10 PM\n"
+            "COCA COLA MINICAN 7.5Z 6PK 4.99\nSUBTOTAL 27.60\nTOTAL 29.53\nCHANGE .00\n"
+            "THANK YOU FOR SHOPPING AT WALGREENS\nmyWalgreens ACCT # ********0053\n"
+            "OPENING BALANCE $1.14\nCLOSING BALANCE $0.26")
+    assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_sentence_to_the_customer_is_no_name() -> None:
+    text = ("YOUR GUEST NUMBER IS\n98\nIN-N-OUT BURGER\n2004-10-31 8:21 PM\nCashier: SAM\n"
+            "TAX 7.50% 97.66\nCASH TENDER $97.66\nChange $.00\nTHANK YOU!")
+    assert extract([text]).values["issuer"] == "IN-N-OUT BURGER"

@@ -57,10 +57,18 @@ class Extraction:
         return round(score / total, 4)
 
 
-#: a US address's state and ZIP code ("New York, NY 10001", "SPRINGFIELD IL 62701")
-_US_ADDRESS = re.compile(r"(?:,\s?|(?<=[A-Za-z])\s)"
-                         r"(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|"
-                         r"N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|T[NX]|UT|V[AT]|W[AIVY])\s\d{5}(?:-\d{4})?\b")
+#: a US address's state and ZIP code ("New York, NY 10001", "SPRINGFIELD IL 62701", "Palo
+#: Alto California 94301")
+_US_ADDRESS = re.compile(
+    r"(?:,\s?|(?<=[A-Za-z])\s)"
+    r"(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|"
+    r"N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|T[NX]|UT|V[AT]|W[AIVY]|"
+    r"(?i:Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|"
+    r"Georgia|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|"
+    r"Massachusetts|Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|"
+    r"New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|"
+    r"Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|"
+    r"Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming))\s\d{5}(?:-\d{4})?\b")
 
 
 def extract(pages: list[str], language_hint: str | None = None) -> Extraction:

@@ -281,9 +281,12 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
 
 
 def infer_day_first(doc: Doc, default: bool) -> tuple[bool, bool]:
-    """(day_first, decided_by_document): from numeric dates with a part above 12."""
+    """(day_first, decided_by_document): from numeric dates with a part above 12, and from
+    dates written after their weekday ("Fri 04/07/2017" is 7 April: 4 July 2017 was a
+    Tuesday), which count twice."""
     numeric, _, _ = _patterns()
     votes_day = votes_month = 0
+    weekdays = _weekdays() if _WEEKDAY_HINT.search(doc.folded) else None
     for m in numeric.finditer(doc.folded):
         if len(m.group(1)) > 2:
             continue
@@ -292,9 +295,50 @@ def infer_day_first(doc: Doc, default: bool) -> tuple[bool, bool]:
             votes_day += 1
         elif 12 < y <= 31 and x <= 12:
             votes_month += 1
+        elif weekdays is not None and x != y:
+            day = _weekday_before(doc.folded, m.start(), weekdays)
+            if day is not None:
+                year = _year(m.group(4))
+                as_day, as_month = _make(year, y, x), _make(year, x, y)
+                if as_day and as_day.weekday() == day and not (as_month and
+                                                              as_month.weekday() == day):
+                    votes_day += 2
+                elif as_month and as_month.weekday() == day:
+                    votes_month += 2
     if votes_day == votes_month:
         return default, False
     return votes_day > votes_month, True
+
+
+#: a word of three letters or more, a blank and a digit: what every weekday before a date shows
+_WEEKDAY_HINT = re.compile(r"[^\W\d_]{2,}\.?,?\s\d")
+
+
+@functools.cache
+def _weekdays() -> dict[str, int]:
+    """Folded weekday names and abbreviations of the lexicon languages (CLDR's, through babel)
+    -> 0 (Monday) .. 6."""
+    from babel import Locale
+
+    names: dict[str, int] = {}
+    for code in ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "nb", "fi", "cs",
+                 "tr", "id"):
+        days = Locale.parse(code).days
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for number, name in days[context][width].items():
+                    key = fold(name).rstrip(".")
+                    if len(key) >= 2:
+                        names.setdefault(key, number)
+    return names
+
+
+def _weekday_before(folded: str, start: int, weekdays: dict[str, int]) -> int | None:
+    """The weekday (0-6) written just before offset `start` ("fri 04/07", "sat., 03/02"), if
+    any."""
+    before = folded[max(0, start - 16):start].rstrip(" ,.")
+    word = before.rsplit(None, 1)[-1].rstrip(".,") if before.strip() else ""
+    return weekdays.get(word)
 
 
 #: longest gap between a label and its date that still counts (see _label_before)

@@ -13,6 +13,8 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, kin, l
 _RX0 = re.compile(r"[ \t]+")
 
 HEADING_LINES = 8
+#: a type scored under this has no title or heading behind it (only words of the body)
+WEAK_TYPE_SCORE = 3.0
 #: more specific types win ties against the general ones they resemble
 PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
             "bank_statement", "tax_document", "quote", "receipt", "invoice", "insurance",
@@ -25,6 +27,8 @@ _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date
                         r"(?![^\W\d_])")
 #: a title written letter-spaced ("W A R E N R E C H N U N G", "I N V O I C E")
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
+#: a compound written with a hyphen ("RECHNUNGS-KORREKTUR", "Gut-Schrift")
+_HYPHENATED = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
 _WORD_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
 
@@ -137,11 +141,15 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             return TypeGuess("receipt", 1.0, {"receipt": 1.0},
                              "point-of-sale cues: " + ", ".join(sorted(cues)))
         return TypeGuess("other", 0.0, {}, "")
-    # (looked for only when they could matter)
-    cues = till_cues(doc) if scores.get("invoice", 0) >= scores.get("receipt", 0) else set()
+    # (looked for only when they could matter: a till slip titled "tax invoice", or one whose
+    # only type words are in its body, as a loyalty account's "opening balance")
+    top = max(scores.values())
+    weak = top < WEAK_TYPE_SCORE and scores.get("receipt", 0) < top
+    cues = (till_cues(doc) if weak or scores.get("invoice", 0) >= scores.get("receipt", 0)
+            else set())
     if len(cues) >= 3:
-        # a till slip titled "tax invoice" (cashier, cash, change, time...) is a receipt
-        scores["receipt"] = scores.get("invoice", 0) + 1.0
+        # cashier, cash, change, a card terminal's ids, a time...: a receipt
+        scores["receipt"] = max(scores.get("invoice", 0), top if weak else 0) + 1.0
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
@@ -156,7 +164,9 @@ def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]]) -> str | None:
 
 def _spaced_titles(doc: Doc) -> list[tuple[str, str]]:
     """(folded text with the letters joined, text) of the first page's lines holding a
-    letter-spaced title: "W A R E N R E C H N U N G" is read as "warenrechnung"."""
+    letter-spaced title: "W A R E N R E C H N U N G" is read as "warenrechnung"; or a
+    hyphenated one: "RECHNUNGS-KORREKTUR" as "rechnungskorrektur", "CREDIT-NOTE" as both
+    "creditnote" and "credit note"."""
     out = []
     for line in doc.lines:
         if line.page != 1:
@@ -164,6 +174,14 @@ def _spaced_titles(doc: Doc) -> list[tuple[str, str]]:
         if _SPACED.search(line.folded):
             out.append((_SPACED.sub(lambda m: m.group(0).replace(" ", ""), line.folded),
                         line.text))
+        elif "-" in line.folded and ":" not in line.folded:
+            # a title written with a hyphen, most of its line ("RECHNUNGS-KORREKTUR Seite 1"),
+            # no label ("Lieferschein-Nr.: 5" is a reference to another document)
+            m = _HYPHENATED.search(line.folded)
+            if (m is not None and 2 * len(m.group(0)) >= len(line.folded)
+                    and len(m.group(0).rsplit("-", 1)[1]) > 3):
+                joined = m.group(0)
+                out.append((f"{joined.replace('-', '')} {joined.replace('-', ' ')}", line.text))
     return out
 
 

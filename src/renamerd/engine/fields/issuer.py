@@ -18,6 +18,7 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import (
     GREETING,
     SALUTATION,
+    SENTENCE_WORDS,
     colon_below,
     find_label,
     label_only,
@@ -477,6 +478,7 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
     penalties: tuple[tuple[Callable[[], object], float], ...] = (
         (lambda: value.startswith("("), 2.0),
         (lambda: GREETING.match(value), 4.0),
+        (lambda: not suffix and SENTENCE_WORDS.search(value), 2.5),
         (lambda: not suffix and SALUTATION.match(value), 3.0),
         (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
         # (a branch in brackets, "(SETIA ALAM)", is no sentence)

@@ -31,6 +31,11 @@ GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr g
                       r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
                       r"olá|prezado|merhaba|hei|moi)\b", re.I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
+#: words of a sentence addressed to the reader, never of a name: "YOUR GUEST NUMBER IS",
+#: "Ihre Bestellung ist", "Merci de votre visite" (pronouns, "is", "please", "thanks")
+SENTENCE_WORDS = re.compile(
+    r"\b(?:your|you|is|are|please|thanks|thank|ihre|ihr|ist|sind|bitte|danke|vielen|votre|vos|"
+    r"vous|merci|usted|gracias|grazie|vostro|vostra|uw|bedankt|obrigado|obrigada)\b", re.I)
 
 
 @dataclass(frozen=True)
