@@ -138,12 +138,22 @@ def warm_up() -> None:
     first documents of a process (about 2 s in all). Pure; safe to repeat (free the second
     time)."""
     from renamerd.engine import language as language_mod
-    from renamerd.engine.fields import dates, doctype, issuer, issuer_labels, names, numbers
+    from renamerd.engine.fields import (
+        columns,
+        dates,
+        doctype,
+        issuer,
+        issuer_labels,
+        names,
+        numbers,
+    )
     from renamerd.engine.lexicon import LANGUAGES
 
     language_mod._table()
+    columns._label_words()
     dates._month_table()
     dates._patterns()
+    dates._weekdays()
     doctype._pos_cues()
     doctype._compounds()
     names.suffix_patterns()

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from renamerd.engine.fields.columns import pair_label_columns
 from renamerd.engine.lexicon import fold
 
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
@@ -53,11 +54,11 @@ class Doc:
         page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
             page = _SPACES.sub(" ", plain_text(page))  # (blank runs never hold a line break)
-            for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n"):
-                clean = raw.strip()
-                if clean:
-                    parts.append(clean)
-                    page_of.append(page_no)
+            rows = [clean for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n")
+                     if (clean := raw.strip())]
+            rows = pair_label_columns(rows)  # labels and values drawn as two columns
+            parts.extend(rows)
+            page_of.extend([page_no] * len(rows))
         text = "\n".join(parts)
         folded = fold(text)  # once: folding keeps offsets, so a line's slice is its fold
         lines: list[Line] = []

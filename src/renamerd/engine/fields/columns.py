@@ -1,0 +1,75 @@
+"""Labels and their values drawn as two columns: a text layer that writes a block of labels and
+then the block of their values ("Numero de Orden / Fecha de Compra / Factura", then
+"ES9812110233 / 21.03.24 / 1 24 0005 0001201345") is read back as one "label: value" line
+per pair, as the page shows them side by side."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+
+#: fewest pairs that make two columns (two could be a heading and a number by chance)
+MIN_PAIRS = 3
+#: a label: one to four words of letters, no digit, no colon with a value after it
+_LABEL = re.compile(r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3} ?:?")
+#: a value: holds a digit, at most five blank-separated parts, short
+_VALUE = re.compile(r"(?=[^\n]*\d)\S+(?: \S+){0,4}")
+_MAX_VALUE = 30
+
+
+def pair_label_columns(lines: list[str]) -> list[str]:
+    """`lines` (stripped, non-empty) with each run of MIN_PAIRS or more labels followed by as
+    many values replaced by "label: value" lines, in order. Pure; lines are never dropped:
+    a run whose counts differ is left as it is."""
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        labels = _run(lines, i, _is_label)
+        values = _run(lines, i + labels, _is_value) if labels >= MIN_PAIRS else 0
+        if labels >= MIN_PAIRS and values >= labels and _known(lines[i:i + labels]):
+            # (more values than labels: the first ones after the labels are theirs)
+            out.extend(f"{lines[i + k].rstrip(' :')}: {lines[i + labels + k]}"
+                       for k in range(labels))
+            i += 2 * labels
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def _run(lines: list[str], start: int, test: Callable[[str], bool]) -> int:
+    """How many lines from `start` on pass `test`."""
+    count = 0
+    while start + count < len(lines) and test(lines[start + count]):
+        count += 1
+    return count
+
+
+def _is_label(line: str) -> bool:
+    return len(line) <= 40 and _LABEL.fullmatch(line) is not None
+
+
+def _is_value(line: str) -> bool:
+    return len(line) <= _MAX_VALUE and _VALUE.fullmatch(line) is not None
+
+
+#: label kinds whose values are dates and numbers (what a column of labels mostly holds)
+_KINDS = ("issue_date", "date", "due_date", "delivery_date", "invoice_number", "other_number")
+
+
+@functools.cache
+def _label_words() -> re.Pattern[str]:
+    """Every lexicon language's date and number labels, folded."""
+    phrases = {fold(p) for code in LANGUAGES for kind in _KINDS
+               for p in load(code)["labels"].get(kind, [])}
+    return re.compile(alternation(phrases))
+
+
+def _known(labels: list[str]) -> bool:
+    """At least two of `labels` are a date or number label of some language: a block of
+    labels, not a letterhead's lines in capitals over an address."""
+    words = _label_words()
+    return sum(1 for label in labels if words.fullmatch(fold(label).strip(" :.")) is not None) >= 2
