@@ -273,3 +273,10 @@ def test_a_payment_receipts_payee_is_named_and_its_payer_is_the_customer() -> No
     text = ("Comprovante BB\nR$ 12,50\n14/07/2026 às 06:33:45\nPix - QR Code\nRecebedor\n"
             "Caixa Loterias S A\nCNPJ\n24.038.490/0001-83\nPagador\nJady Souza\nCPF\n***")
     assert values(text)["issuer"] == "Caixa Loterias S A"
+
+
+def test_a_name_in_lower_case_words_before_its_legal_form_is_kept_whole() -> None:
+    text = ("Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène - France\n"
+            "TVA : FR11999999998 - SIRET : 99999999800010\nFacture FA-2017-0010\n"
+            "Date de facture 13/11/2017")
+    assert values(text)["issuer"] == "Au bon moulin SARL"

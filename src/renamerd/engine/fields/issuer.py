@@ -341,7 +341,8 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
             position = offset
     while position < end and text[position] == " ":
         position += 1
-    return position
+    # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
+    return position if position < end else start
 
 
 _CONTINUED = "name continues from the line above"
