@@ -280,3 +280,10 @@ def test_a_name_in_lower_case_words_before_its_legal_form_is_kept_whole() -> Non
             "TVA : FR11999999998 - SIRET : 99999999800010\nFacture FA-2017-0010\n"
             "Date de facture 13/11/2017")
     assert values(text)["issuer"] == "Au bon moulin SARL"
+
+
+def test_rechnungsersteller_alone_on_its_line_labels_the_seller_below() -> None:
+    text = ("Rechnungsersteller\nLieferant GmbH\nLieferantenstraße 20 RECHNUNG\n"
+            "80333 München Rechnungsnummer 471102\nDeutschland Rechnungsdatum 05.03.2013\n"
+            "Rechnungsempfänger Kundennummer GE2020211\nKunden AG Mitte Beträge in EUR")
+    assert values(text)["issuer"] == "Lieferant GmbH"
