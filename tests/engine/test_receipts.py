@@ -63,6 +63,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
     ("99 SPEED MART S/D (519537-X)", "99 SPEED MART S/B (519537-X)"),
     ("99 SPEED MART S1B", "99 SPEED MART S/B"), ("ACME S|B", "ACME S/B"),  # the slash as 1
+    ("POPULAR BOOK CO.(M) SDN BHD", "POPULAR BOOK CO. (M) SDN BHD"),
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
     ("MR O.1.Y. (JOHOR) SDN BHD", "MR O.I.Y. (JOHOR) SDN BHD"),  # a digit inside initials
@@ -127,7 +128,7 @@ def test_kind_of_business_alone_does_not_beat_the_name_above() -> None:
 def test_a_two_letter_form_inside_an_address_is_no_name() -> None:
     text = ("A MART\nNO.23 BATU 10, TAMAN SE\nJALAN KAPAR, 42200 KLANG\nGST ID : 001609584640\n"
             "TAX INVOICE\nTOTAL 32.70")
-    assert extract([text]).values.get("issuer") != "TAMAN SE"
+    assert extract([text]).values.get("issuer") == "A MART"  # two short words in capitals
 
 
 def test_date_lines_finds_only_lines_with_dates() -> None:
@@ -306,3 +307,18 @@ def test_a_sentence_to_the_customer_is_no_name() -> None:
     text = ("YOUR GUEST NUMBER IS\n98\nIN-N-OUT BURGER\n2004-10-31 8:21 PM\nCashier: SAM\n"
             "TAX 7.50% 97.66\nCASH TENDER $97.66\nChange $.00\nTHANK YOU!")
     assert extract([text]).values["issuer"] == "IN-N-OUT BURGER"
+
+
+@pytest.mark.parametrize("banner", ["Welcome", "DUPLICATE", "*** COPY ***", "CUSTOMER COPY",
+                                    "Selamat Datang", "Lim Siew Mei"])
+def test_a_line_above_a_one_word_name_with_its_form_is_not_part_of_it(banner: str) -> None:
+    text = (f"{banner}\nAEON CO. (M) BHD (126926-H)\n3RD FLR, AEON TAMAN MALURI SC\n"
+            "JLN JEJAKA, TAMAN MALURI\nGST ID : 002017394688\nTOTAL 75.00\nCASH 100.00")
+    assert extract([text]).values["issuer"] == "AEON CO. (M) BHD"
+
+
+@pytest.mark.parametrize("banner", ["Welcome", "DUPLICATE", "*** COPY ***"])
+def test_a_banner_on_top_is_no_name(banner: str) -> None:
+    text = (f"{banner}\nTHREE STOOGES\n109, SS21/1A,\nDAMANSARA UTAMA\nCashier: 01\n"
+            "TOTAL 50.00\nCASH 50.00\nCHANGE 0.00")
+    assert extract([text]).values["issuer"] == "THREE STOOGES"

@@ -299,8 +299,11 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
             return f"{prev.text} {text}", suffix
         short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
         # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
-        short = short or not _RX0.search(business_words().sub(" ", fold(text[:suffix.start()])))
-        if (seg_no == 0 and (name_words(text) <= 1 or short) and prev is not None
+        # (one name word is a name: "AEON CO. (M) BHD" under "Welcome" stays as it is)
+        head = fold(text[:suffix.start()])
+        short = short or (business_words().search(head) is not None
+                          and not _RX0.search(business_words().sub(" ", head)))
+        if (seg_no == 0 and short and prev is not None
                 and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)
                 and legal_suffix(prev.text) is None):
             text = f"{prev.text} {text}"
@@ -555,7 +558,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        if ln.index not in skip and not garbage(_BRACKETED.sub(_blank_if_digits, ln.text)):
+        bare = _BRACKETED.sub(_blank_if_digits, ln.text)
+        if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
     ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,

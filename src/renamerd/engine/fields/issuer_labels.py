@@ -29,7 +29,9 @@ SALUTATION = re.compile(r"^(?:(?:herrn?|frau|dhr|mevr|mw|mme|mlle|sr|sra|srta|si
 #: a greeting opening a letter or an e-mailed bill ("Bonjour, voici votre facture")
 GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr geehrte|"
                       r"hola|estimado|buongiorno|gentile|ciao|hej|geachte|beste|dzień dobry|"
-                      r"olá|prezado|merhaba|hei|moi)\b", re.I)
+                      r"olá|prezado|merhaba|hei|moi|welcome|selamat datang|willkommen|bienvenue|"
+                      r"bienvenido|benvenuto|welkom|välkommen|velkommen|tervetuloa|witamy|"
+                      r"vítejte|hoş geldiniz|bem-vindo)\b", re.I)
 _WORD = re.compile(r"[^\W\d_]{3,}")
 #: words of a sentence addressed to the reader, never of a name: "YOUR GUEST NUMBER IS",
 #: "Ihre Bestellung ist", "Merci de votre visite" (pronouns, "is", "please", "thanks")

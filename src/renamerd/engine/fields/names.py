@@ -143,11 +143,13 @@ _PLACE_LOCALES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "n
 @functools.cache
 def never_names() -> frozenset[str]:
     """Folded texts that are never a sender's name on their own: a table's column heading
-    ("Description", "Menge", "Montant") or a country's name in any lexicon language ("United
-    States", "Deutschland", CLDR's territory names through babel)."""
+    ("Description", "Menge", "Montant"), a copy's banner ("DUPLICATE", "*** COPY ***",
+    "Kundenbeleg") or a country's name in any lexicon language ("United States",
+    "Deutschland", CLDR's territory names through babel)."""
     from babel import Locale
 
     words = {fold(h) for h in common()["table_headers"]}
+    words.update(fold(b) for b in common()["banners"])
     for code in _PLACE_LOCALES:
         words.update(fold(name) for name in Locale.parse(code).territories.values())
     return frozenset(words)
@@ -185,10 +187,15 @@ _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
 _BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
 
 
+#: two or three short words in capitals, one of three letters or more ("A MART", "MR DIY")
+_SHORT_CAPS = re.compile(r"(?=.*[A-Z]{3})[A-Z]{1,4}(?: [A-Z]{2,6}){1,2}")
+
+
 def short_name(value: str) -> bool:
     """A short name that `garbage` would refuse: an acronym with its legal form ("KPN B.V.",
-    "SAP SE", "BMW AG") or one capitalised word of four letters or more ("Uber", "IKEA")."""
-    if _BRAND.fullmatch(value):
+    "SAP SE", "BMW AG"), one capitalised word of four letters or more ("Uber", "IKEA"), or
+    two or three short words in capitals ("A MART", "MR DIY")."""
+    if _BRAND.fullmatch(value) or _SHORT_CAPS.fullmatch(value):
         return True
     suffix = legal_suffix(value)
     return (suffix is not None and not value[suffix.end():].strip(" .,")
