@@ -10,7 +10,9 @@ confuses with another ("O" and "0", "I" and "1", "S" and "5", "B" and "8", "/" a
 ",", ":" and ";" ...) is swapped with probability `rate`, and a blank dropped with 0.3 x `rate`
 (PP-OCR joins words); `extract` reads the result. Prints the share right per field (medians
 are not needed: the slips are drawn from fixed seeds, so a run is repeatable).
-Rate 0 is the texts as read. docs/engine-accuracy.md keeps the figures.
+Rate 0 is the texts as read. Then the texts as read with a line put above the first page, as
+receipts print one over the shop's name: a banner ("Welcome", "*** COPY ***", "DUPLICATE"),
+or a person's name (the cashier, a customer). docs/engine-accuracy.md keeps the figures.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import random
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +37,8 @@ from renamerd.engine.types import EngineConfig  # noqa: E402
 LOOKALIKES = {"O": "0", "0": "O", "I": "1", "1": "I", "S": "5", "5": "S", "B": "8", "8": "B",
               "l": "1", "D": "0", "G": "6", "Z": "2", "/": "1", ".": ",", ",": ".", ":": ";"}
 FIELDS = ("date", "issuer", "document_type", "invoice_number")
+ABOVE = {"a banner": ("Welcome", "*** COPY ***", "DUPLICATE", "OFFICIAL RECEIPT"),
+         "a person's name": ("Lim Siew Mei", "ONG KAH HUAT", "Maria Schmidt")}
 MAX_PAGES = 3
 
 
@@ -82,17 +87,30 @@ def main() -> None:
     texts = page_texts(args.directory, sorted(truth), args.cache or args.directory / ".page_texts")
     print(f"{len(texts)} documents of {args.directory}")
     for rate in args.rates:
-        counts = {f: [0, 0] for f in FIELDS}
-        for seed in range(args.seeds if rate else 1):
-            for name, pages in texts.items():
-                rnd = random.Random(zlib.crc32(f"{name}/{seed}".encode()))
-                values = extract_text_fields([with_slips(p, rate, rnd) for p in pages]).values
-                for f in FIELDS:
-                    if truth[name].get(f) not in (None, ""):
-                        counts[f][0] += right(f, values.get(f), truth[name])
-                        counts[f][1] += 1
-        shown = "  ".join(f"{f} {ok / n:.3f}" for f, (ok, n) in counts.items() if n)
-        print(f"slips {rate:.0%}: {shown}")
+        def slipped(name: str, pages: list[str], seed: int, rate: float = rate) -> list[str]:
+            rnd = random.Random(zlib.crc32(f"{name}/{seed}".encode()))
+            return [with_slips(p, rate, rnd) for p in pages]
+        print(f"slips {rate:.0%}: {measure(texts, truth, slipped, args.seeds if rate else 1)}")
+    for what, lines in ABOVE.items():
+        def above(name: str, pages: list[str], seed: int, lines: tuple[str, ...] = lines) -> list[str]:
+            line = lines[zlib.crc32(name.encode()) % len(lines)]
+            return [f"{line}\n{pages[0]}", *pages[1:]] if pages else pages
+        print(f"{what} above: {measure(texts, truth, above, 1)}")
+
+
+def measure(texts: dict[str, list[str]], truth: dict[str, dict[str, object]],
+            change: Callable[[str, list[str], int], list[str]], seeds: int) -> str:
+    """The share right per field of `extract` on every document's pages as `change` makes
+    them (for each seed)."""
+    counts = {f: [0, 0] for f in FIELDS}
+    for seed in range(seeds):
+        for name, pages in texts.items():
+            values = extract_text_fields(change(name, pages, seed)).values
+            for f in FIELDS:
+                if truth[name].get(f) not in (None, ""):
+                    counts[f][0] += right(f, values.get(f), truth[name])
+                    counts[f][1] += 1
+    return "  ".join(f"{f} {ok / n:.3f}" for f, (ok, n) in counts.items() if n)
 
 
 if __name__ == "__main__":
