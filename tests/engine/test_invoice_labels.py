@@ -287,3 +287,9 @@ def test_rechnungsersteller_alone_on_its_line_labels_the_seller_below() -> None:
             "80333 München Rechnungsnummer 471102\nDeutschland Rechnungsdatum 05.03.2013\n"
             "Rechnungsempfänger Kundennummer GE2020211\nKunden AG Mitte Beträge in EUR")
     assert values(text)["issuer"] == "Lieferant GmbH"
+
+
+@pytest.mark.parametrize("page", ["Seite 1 von 2", "Page 1 of 2", "Página 1 de 2", "Strona 1 z 2"])
+def test_a_page_number_on_top_is_no_name(page: str) -> None:
+    text = f"{page}\nSeaside Inn\n21 rue de la Paix · 75007 Paris\nFACTURE\nDate: 12/03/2024"
+    assert values(text)["issuer"] == "Seaside Inn"
