@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from itertools import accumulate
 
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
@@ -23,13 +23,20 @@ _MAX_VALUE = 30
 def pair_label_columns(lines: list[str]) -> list[str]:
     """`lines` (stripped, non-empty) with each run of MIN_PAIRS or more labels followed by as
     many values replaced by "label: value" lines, in order. Pure; lines are never dropped:
-    a run whose counts differ is left as it is."""
+    a run whose counts differ is left as it is. Linear in the lines (each is tested once)."""
+    is_label = [_is_label(line) for line in lines]
+    label_run = _runs(is_label)
+    value_run = _runs([_is_value(line) for line in lines])
+    known = list(accumulate((is_label[i] and _known_label(line) for i, line in enumerate(lines)),
+                            initial=0))
     out: list[str] = []
     i, n = 0, len(lines)
     while i < n:
-        labels = _run(lines, i, _is_label)
-        values = _run(lines, i + labels, _is_value) if labels >= MIN_PAIRS else 0
-        if labels >= MIN_PAIRS and values >= labels and _known(lines[i:i + labels]):
+        labels = label_run[i]
+        values = value_run[i + labels] if labels >= MIN_PAIRS else 0
+        # (two of the labels at least are a date or number label of some language: a block
+        # of labels, not a letterhead's lines in capitals over an address)
+        if labels >= MIN_PAIRS and values >= labels and known[i + labels] - known[i] >= 2:
             # (more values than labels: the first ones after the labels are theirs)
             out.extend(f"{lines[i + k].rstrip(' :')}: {lines[i + labels + k]}"
                        for k in range(labels))
@@ -40,12 +47,12 @@ def pair_label_columns(lines: list[str]) -> list[str]:
     return out
 
 
-def _run(lines: list[str], start: int, test: Callable[[str], bool]) -> int:
-    """How many lines from `start` on pass `test`."""
-    count = 0
-    while start + count < len(lines) and test(lines[start + count]):
-        count += 1
-    return count
+def _runs(passed: list[bool]) -> list[int]:
+    """For each index (and one past the end): how many items from there on passed."""
+    runs = [0] * (len(passed) + 1)
+    for index in range(len(passed) - 1, -1, -1):
+        runs[index] = runs[index + 1] + 1 if passed[index] else 0
+    return runs
 
 
 def _is_label(line: str) -> bool:
@@ -68,8 +75,6 @@ def _label_words() -> re.Pattern[str]:
     return re.compile(alternation(phrases))
 
 
-def _known(labels: list[str]) -> bool:
-    """At least two of `labels` are a date or number label of some language: a block of
-    labels, not a letterhead's lines in capitals over an address."""
-    words = _label_words()
-    return sum(1 for label in labels if words.fullmatch(fold(label).strip(" :.")) is not None) >= 2
+def _known_label(line: str) -> bool:
+    """`line` is a date or number label of some lexicon language."""
+    return _label_words().fullmatch(fold(line).strip(" :.")) is not None

@@ -211,6 +211,16 @@ def _make(y: int, m: int, d: int) -> dt.date | None:
         return None
 
 
+def _with_ocr_digits(folded: str) -> str:
+    """`folded` with the letters OCR reads for digits inside dates put right (same length)."""
+    text = folded
+    if _O_BESIDE_DIGIT.search(text):
+        text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
+    if _I_BESIDE_DIGIT.search(text):
+        text = _OCR_I.sub("1", text)  # "i0 mar 2018", "20i8"
+    return ocr_date_tokens(text)  # "2l/03/2018"
+
+
 def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     """Every plausible date in the document, unscored, in text order.
 
@@ -222,12 +232,7 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     out: list[DateCandidate] = []
     taken_starts: list[int] = []  # dmy matches: in text order, never overlapping
     taken_ends: list[int] = []
-    text = doc.folded
-    if _O_BESIDE_DIGIT.search(text):
-        text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
-    if _I_BESIDE_DIGIT.search(text):
-        text = _OCR_I.sub("1", text)  # "i0 mar 2018", "20i8"
-    text = ocr_date_tokens(text)  # "2l/03/2018"
+    text = _with_ocr_digits(doc.folded)
     for m in dmy.finditer(text):
         value = _make(_year(m.group(3)), months[m.group(2)], int(m.group(1)))
         if value:
@@ -310,8 +315,9 @@ def infer_day_first(doc: Doc, default: bool) -> tuple[bool, bool]:
     return votes_day > votes_month, True
 
 
-#: a word of three letters or more, a blank and a digit: what every weekday before a date shows
-_WEEKDAY_HINT = re.compile(r"[^\W\d_]{2,}\.?,?\s\d")
+#: a word of two letters or more, a blank and a digit: what every weekday before a date shows
+#: (from a word's start only: from every letter of a long word, the search would be quadratic)
+_WEEKDAY_HINT = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}\.?,?\s\d")
 
 
 @functools.cache
