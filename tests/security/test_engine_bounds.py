@@ -119,6 +119,15 @@ def test_fields_on_50000_short_lines_take_linear_time(tmp_path: Path) -> None:
     assert_bounded(report, seconds=10.0)
 
 
+def test_fields_on_a_line_of_letter_spaced_words_stay_cheap(tmp_path: Path) -> None:
+    """One 100,000-character line of 45,000 words whose single letters read as a
+    letter-spaced title ("o o o o ab ..."): each word was compared with every type word's
+    ending (some 600). Before: 1.8 s. After: 0.3 s, a few lookups per word."""
+    report = probe(tmp_path, "fields", ("o o o o ab " * 10_000)[:100_000].encode(), "spaced.txt")
+    assert report["error"] is None, report
+    assert_bounded(report, seconds=1.2)
+
+
 def test_pdf_page_drawing_one_form_5000_times_is_refused(tmp_path: Path) -> None:
     """A 1 KB PDF whose page draws a 100 KB text form 5,000 times: pypdf would parse 500 MB.
     After: refused in ~0.04 s."""

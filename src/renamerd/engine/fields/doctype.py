@@ -131,7 +131,9 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     for joined, text in _spaced_titles(doc):  # a title line wherever it is
         found = [kinds[_RX0.sub(" ", m.group(0))][0] for m in pattern.finditer(joined)]
         found += [ends[m.group(1)] for m in compounds.finditer(joined)]
-        found += [ending for word in joined.split() if (ending := _ending_kind(word, kinds))]
+        longest = max(map(len, kinds))
+        found += [ending for word in joined.split()
+                  if (ending := _ending_kind(word, kinds, longest))]
         for kind in dict.fromkeys(found):
             scores[kind] = scores.get(kind, 0.0) + 5.0
             evidence.setdefault(kind, text)
@@ -155,11 +157,16 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     return TypeGuess(best, scores[best], scores, evidence[best])
 
 
-def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]]) -> str | None:
-    """The type of the longest type word (5 letters or more) `word` ends with:
-    "warenrechnung" and "kostenrechnung" are invoices, "gehaltsabrechnung" a payslip."""
-    best = max((k for k in kinds if len(k) >= 5 and word.endswith(k)), key=len, default=None)
-    return kinds[best][0] if best is not None else None
+def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]], longest: int) -> str | None:
+    """The type of the longest type word (5 letters or more, `longest` at most) `word` ends
+    with: "warenrechnung" and "kostenrechnung" are invoices, "gehaltsabrechnung" a payslip.
+    (Each ending of `word` is looked up, longest first: a line of many words costs a few
+    lookups per word, not one per type word.)"""
+    for start in range(max(0, len(word) - longest), len(word) - 4):
+        kind = kinds.get(word[start:])
+        if kind is not None:
+            return kind[0]
+    return None
 
 
 def _spaced_titles(doc: Doc) -> list[tuple[str, str]]:
