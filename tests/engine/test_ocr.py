@@ -12,7 +12,7 @@ from engine import docmaker as dm
 from renamerd.engine.ocr import rapid
 from renamerd.engine.ocr.lines import OcrLine, OcrPage, layout_text, rows, skew_angle
 from renamerd.engine.ocr.reader import OcrReader
-from renamerd.engine.ocr.tesseract import PageImage
+from renamerd.engine.ocr.tesseract import OcrReading, OcrSession, PageImage
 from renamerd.engine.text import open_text
 from renamerd.engine.types import EngineConfig
 
@@ -117,6 +117,22 @@ def test_auto_hands_a_poor_reading_to_pp_ocr() -> None:
     text = reader.read(PageImage(lambda: img))
     assert reader.backends_used == ["rapidocr"]
     assert "14 March 2024" in text
+
+
+@pytest.mark.slow
+def test_auto_compares_pp_ocr_with_a_doubtful_reading_in_another_script(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """OSD named Arabic for a faint French invoice (a real scan), and tesseract's Arabic reading
+    (mean confidence 34, noise) was kept unread by PP-OCR, whose models know no Arabic. A
+    doubtful reading in such a script is now compared with PP-OCR's like any other: here
+    tesseract is made to give that Arabic reading of a Latin page."""
+    img = _page(dpi=200)
+    noise = OcrReading("ل الس\nلمانا\nسوك اج 22 1 1 00011", "ara", 34.0, 177, 0, 21.0)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: noise)
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: img))
+    assert reader.backends_used == ["rapidocr"]
+    assert "Northwind" in text and "INV-2024-0042" in text
 
 
 def test_unknown_ocr_mode_is_refused() -> None:

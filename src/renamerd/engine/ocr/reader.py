@@ -145,7 +145,9 @@ class OcrReader:
     def _better_of(self, session: OcrSession, page: PageImage, first: OcrReading) -> str:
         """PP-OCR's reading of the page, unless tesseract's scored better (then tesseract's
         closer readings, as without PP-OCR); a date only the other one saw is added."""
-        if not pp_ocr_reads(first.lang):  # a script PP-OCR's models do not know
+        if not pp_ocr_reads(first.lang) and first.confidence >= AUTO_TESSERACT_CONFIDENCE:
+            # a script PP-OCR's models do not know (a doubtful reading in it is compared all
+            # the same: OSD names Arabic for a faint French invoice, which PP-OCR reads well)
             self.backends_used.append("tesseract")
             return self._closer_if_needed(session, page, first)
         reading = _pp_ocr(page, first.word_height)
