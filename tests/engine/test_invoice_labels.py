@@ -293,3 +293,25 @@ def test_rechnungsersteller_alone_on_its_line_labels_the_seller_below() -> None:
 def test_a_page_number_on_top_is_no_name(page: str) -> None:
     text = f"{page}\nSeaside Inn\n21 rue de la Paix · 75007 Paris\nFACTURE\nDate: 12/03/2024"
     assert values(text)["issuer"] == "Seaside Inn"
+
+
+def test_a_label_with_its_date_on_top_is_no_name() -> None:
+    """An online shop's order page opens with "Order Placed: August 3, 2024"."""
+    text = ("Final Details for Order #112-1234567-1234567\nPrint this page for your records.\n"
+            "Order Placed: August 3, 2024\nAmazon.com order number: 112-1234567-1234567\n"
+            "Order Total: $36.16\nShipped on August 4, 2024\nItems Ordered Price\n"
+            "1 of: USB-C Cable 6ft $12.99\nSold by: Anker Direct (seller profile)\nShipping Address:\n"
+            "Jane Doe\n"
+            "1 Main St\nSEATTLE, WA 98109\nPayment information\nGrand Total: $36.16")
+    found = values(text)
+    assert found["issuer"].startswith("Anker Direct") and found["date"] == "2024-08-03"
+
+
+@pytest.mark.parametrize(("debit", "issued"), [
+    ("montant total TTC 42,99 €\nprélevé le 22 mars 2024", "Votre facture\ndu 08 mars 2024"),
+    ("Gesamtbetrag 39,99 €\nAbbuchung am 22.03.2024", "Rechnung\nvom 08.03.2024"),
+    ("Total 42.99 EUR\nDebit date: 22/03/2024", "Your bill\n08/03/2024"),
+])
+def test_a_direct_debits_date_is_no_issue_date(debit: str, issued: str) -> None:
+    text = f"Orange SA\n{issued}\nClient 123 456 789\n{debit}"
+    assert values(text)["date"] == "2024-03-08"

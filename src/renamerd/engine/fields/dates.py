@@ -60,11 +60,23 @@ def _month_table() -> dict[str, int]:
 
 
 @functools.cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _months() -> str:
     # a month name may touch the year ("10 Mar2018" in OCR text), not another letter
     # ... nor follow a digit ("15أغسطس 2023" as a text layer may join them)
-    months = alternation(set(_month_table()), exact=True).replace(
+    return alternation(set(_month_table()), exact=True).replace(
         r"(?!\w)", r"(?![^\W\d_])").replace(r"(?<!\w)", r"(?<![^\W\d_])")
+
+
+@functools.cache
+def month_after_colon() -> re.Pattern[str]:
+    """A month name and a day after a colon, in folded text ("order placed: august 3"): a
+    label and its date."""
+    return re.compile(rf":\s*(?:{_months()})\.?\s*\d")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    months = _months()
     numeric = re.compile(
         r"(?<![\w.,/-])(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?"
         # the year, or the year with OCR's dropped space before a time ("22/12/201714:03")

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from renamerd.engine.fields.dates import month_after_colon
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import (
     GREETING,
@@ -504,8 +505,9 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         (lambda: vocab.search(folded), 2.5),
         (lambda: registration.search(folded), 3.0),
         (lambda: _DOMAIN_TOKEN.search(value), 2.0),
-        # an amount or a "label : value" pair
-        (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
+        # an amount or a "label : value" pair ("Total: 5.00", "Order Placed: August 3")
+        (lambda: _RX5.search(value) or _RX6.search(value)
+         or (":" in folded and month_after_colon().search(folded)), 3.0),
         (lambda: not suffix and _TABLE_ROW.fullmatch(value), 3.0),
         (lambda: _ADDRESS.search(value) or (not suffix and (
             _POSTCODE.search(value) or address_words().search(value))), 3.0),
