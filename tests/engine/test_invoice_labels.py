@@ -315,3 +315,25 @@ def test_a_label_with_its_date_on_top_is_no_name() -> None:
 def test_a_direct_debits_date_is_no_issue_date(debit: str, issued: str) -> None:
     text = f"Orange SA\n{issued}\nClient 123 456 789\n{debit}"
     assert values(text)["date"] == "2024-03-08"
+
+
+@pytest.mark.parametrize("name", ["Alza a.s.", "Alza.cz a.s.", "Uber B.V."])
+def test_one_capitalised_word_with_its_legal_form_is_a_name(name: str) -> None:
+    text = (f"{name}\nJankovcova 1522/53, 170 00 Praha 7\nFaktura - daňový doklad č. 2412345678\n"
+            "Datum vystavení: 14.08.2024\nOdběratel: Jan Novák")
+    assert values(text)["issuer"] == name
+
+
+def test_a_bill_number_and_an_energy_bill() -> None:
+    text = ("British Gas\nPO Box 227, Rotherham, S98 1PD\nYour energy bill\nBill date 25 January 2024\n"
+            "Bill number 800123456789\nAmount to pay £152.40\nBritish Gas Trading Limited, "
+            "registered in England and Wales No. 03078711")
+    found = values(text)
+    assert found["invoice_number"] == "800123456789" and found["document_type"] == "invoice"
+
+
+@pytest.mark.parametrize("address", ["Alamat: Jl. Sudirman No. 1, Jakarta",
+                                     "NO. 12, JALAN BESAR, 50000 KUALA LUMPUR"])
+def test_a_house_number_is_no_document_number(address: str) -> None:
+    text = f"INVOICE\nINV/20240320/MPL/3812345678\nPenjual : Toko Jaya\n{address}"
+    assert values(text)["invoice_number"] == "INV/20240320/MPL/3812345678"

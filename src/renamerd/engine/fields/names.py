@@ -185,6 +185,8 @@ def garbage(text: str) -> bool:
 
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
 _BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
+#: ... before a legal form, also with its web domain ("Alza.cz a.s.")
+_BRAND_HEAD = re.compile(r"(?:[A-Z][A-Za-z]{3,}|[A-Z]{4,})(?:\.[a-z]{2,3})?")
 
 
 #: two or three short words in capitals, one of three letters or more ("A MART", "MR DIY")
@@ -192,14 +194,17 @@ _SHORT_CAPS = re.compile(r"(?=.*[A-Z]{3})[A-Z]{1,4}(?: [A-Z]{2,6}){1,2}")
 
 
 def short_name(value: str) -> bool:
-    """A short name that `garbage` would refuse: an acronym with its legal form ("KPN B.V.",
-    "SAP SE", "BMW AG"), one capitalised word of four letters or more ("Uber", "IKEA"), or
-    two or three short words in capitals ("A MART", "MR DIY")."""
+    """A short name that `garbage` would refuse: an acronym or a capitalised word with its
+    legal form ("KPN B.V.", "SAP SE", "Alza a.s.", "Alza.cz a.s."), one capitalised word of
+    four letters or more ("Uber", "IKEA"), or two or three short words in capitals ("A MART",
+    "MR DIY")."""
     if _BRAND.fullmatch(value) or _SHORT_CAPS.fullmatch(value):
         return True
     suffix = legal_suffix(value)
-    return (suffix is not None and not value[suffix.end():].strip(" .,")
-            and _ACRONYM.fullmatch(value[:suffix.start()].strip(" ,")) is not None)
+    if suffix is None or value[suffix.end():].strip(" .,"):
+        return False
+    head = value[:suffix.start()].strip(" ,")
+    return _ACRONYM.fullmatch(head) is not None or _BRAND_HEAD.fullmatch(head) is not None
 
 
 def clean_name(value: str) -> str:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.names import address_words
 from renamerd.engine.lexicon import alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
@@ -95,6 +96,16 @@ def invoice_number_label_at_end(text: str, language: str) -> bool:
     return False
 
 
+#: a street's word: a short label ("No.", "Nr.") on its line numbers a house
+_STREET = re.compile(r"(?<!\w)(?:jl|jln|jalan|lorong|lrg|gang|gg|street|st|road|rd|avenue|ave|"
+                     r"lane|soi|calle|rue|via|rua)\.?(?!\w)")
+
+
+def _house_number(folded: str) -> bool:
+    """The line is an address: a street's or a building's word is on it."""
+    return _STREET.search(folded) is not None or address_words().search(folded) is not None
+
+
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
     pattern, strong, weak = _number_labels(language)
@@ -104,6 +115,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _RX0.sub(" ", m.group(0))
             if label not in strong and label not in weak:
                 continue
+            if label in weak and _house_number(line.folded):
+                continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
             # (matched in place: slicing the rest of the line for every label is quadratic)
             gap_m = _NUMBER_GAP.match(line.text, m.end())
             offset = gap_m.end() if gap_m else m.end()
