@@ -121,7 +121,10 @@ def alternation(phrases: list[str] | set[str], exact: bool = False) -> str:
     spaced = {p for p in uniq if not (_UNSPACED.match(p[0]) or _UNSPACED.match(p[-1]))}
     source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + r")(?!\w)" if spaced else ""
     if len(spaced) < len(uniq):
-        unspaced = "(?:" + _trie_regex(_trie(uniq - spaced)) + ")"
+        # (the lookahead on their first characters is implied by the trie; without it, `re`
+        # compares each offset of the text with every first character, hundreds of them)
+        firsts = "".join(sorted({re.escape(p[0]) for p in uniq - spaced}))
+        unspaced = f"(?=[{firsts}])(?:" + _trie_regex(_trie(uniq - spaced)) + ")"
         source = f"{source}|{unspaced}" if source else unspaced
     return source
 
