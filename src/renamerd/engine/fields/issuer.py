@@ -45,7 +45,7 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]{3,}")
 _RX1 = re.compile(r"\s+")
-_RX2 = re.compile(r"[^0-9a-z]")
+_RX2 = re.compile(r"[^0-9a-z]+")
 _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
@@ -84,7 +84,9 @@ _PHONE = re.compile(r"(?<!\w)(?:tel|phone|fax|tlf|puh|telefon|telefono|télépho
 _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
-_SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
+#: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
+#: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
+_SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
@@ -188,7 +190,7 @@ def _key(text: str) -> str:
     return _RX2.sub("", fold(text))
 
 
-_KEY_LINES = re.compile(r"[^0-9a-z\n]")
+_KEY_LINES = re.compile(r"[^0-9a-z\n]+")
 
 
 @dataclass
