@@ -31,6 +31,8 @@ _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
 _HYPHENATED = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
 _WORD_DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
+#: what every _TIME match holds (found faster: `re` skips to the digits)
+_CLOCK = re.compile(r"\d:[0-5]\d")
 
 
 @functools.cache
@@ -92,7 +94,7 @@ def till_cues(doc: Doc) -> set[str]:
     # (a till prints numbers onto its words: "CASHIER01", "TABLE12", "POS2")
     text = _WORD_DIGITS.sub(" ", doc.folded) if _WORD_DIGITS.search(doc.folded) else doc.folded
     cues = set(m.group(0) for m in _pos_cues().finditer(text))
-    if ":" in doc.folded and _TIME.search(doc.folded):
+    if _CLOCK.search(doc.folded) and _TIME.search(doc.folded):
         cues.add("time of day")
     return cues
 

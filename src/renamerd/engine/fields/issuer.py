@@ -463,7 +463,7 @@ def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
             and _RX0.search(business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
-    if any(line.index + d in ctx.reg_lines for d in range(-2, 3)):
+    if not ctx.reg_lines.isdisjoint(range(line.index - 2, line.index + 3)):
         score += 1.0
         reasons.append("near registration id")
     return score
