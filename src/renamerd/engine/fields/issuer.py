@@ -61,20 +61,30 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
-_ADDRESS = re.compile(
+_STREET = re.compile(
     r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
     r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
     r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)"
-    # a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
-    # lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every
-    # split of each word. The pattern is only ever a test, and both find a match alike)
-    r"|(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
+    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)",
+    re.I,
+)
+#: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
+#: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
+#: of each word. The pattern is only ever a test, and both find a match alike)
+_STREET_NUMBER = re.compile(
+    r"(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
     r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
     re.I,
 )
+
+
+def _address(text: str) -> bool:
+    """`text` names a street, or a one-word street with its house number (only looked for where
+    there is a digit)."""
+    return bool(_STREET.search(text) or (_RX1D.search(text) and _STREET_NUMBER.search(text)))
+
 _DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
                            re.I)
 _POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
@@ -163,7 +173,7 @@ def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
     return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
-            and not vocab.search(line.folded) and not _ADDRESS.search(text)
+            and not vocab.search(line.folded) and not _address(text)
             and not address_words().search(text) and not _POSTCODE.search(text)
             and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
 
@@ -398,7 +408,7 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
     """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
     return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        address_words().search(value) or _ADDRESS.search(value))
+        address_words().search(value) or _address(value))
 
 
 def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
@@ -511,7 +521,7 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
         # an amount or a "label : value" pair
         (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
         (lambda: not suffix and _TABLE_ROW.fullmatch(value), 3.0),
-        (lambda: _ADDRESS.search(value) or (not suffix and (
+        (lambda: _address(value) or (not suffix and (
             _POSTCODE.search(value) or address_words().search(value))), 3.0),
         (lambda: _BANKISH.search(value), 4.0),
         # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
@@ -543,7 +553,7 @@ def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
     for index in sorted(rank)[1:]:
         text = doc.lines[index].text
         if legal_suffix(text) is None and (
-                _ADDRESS.search(text) or _POSTCODE.search(text) or _PHONE.search(text)
+                _address(text) or _POSTCODE.search(text) or _PHONE.search(text)
                 or address_words().search(text)):
             return index
     return None
