@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.document import Doc, Line
@@ -497,42 +497,62 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
                      score: float, line: Line, reasons: list[str]) -> float:
     """`score` less what speaks against `value` (tests cheapest first; stops once the score
     is under MIN_SCORE, since each test only lowers it)."""
-    text_line, sold_by = line.text, "after a seller label" in reasons
+    if score < MIN_SCORE:
+        return score
+    for cost in _penalties(ctx, value, text, suffix, line, reasons):
+        score -= cost
+        if score < MIN_SCORE:
+            break  # (the tests after this one are not run)
+    return score
+
+
+def _penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None, line: Line,
+               reasons: list[str]) -> Iterator[float]:
+    """The cost of each thing that speaks against `value`, in _after_penalties' order (each
+    test runs only when the one before has been answered)."""
     split = value.split()
     words = [w for w in split if w[:1].isalpha()]
     folded = fold(value)
-    vocab, registration = ctx.vocab, ctx.registration
-    penalties: tuple[tuple[Callable[[], object], float], ...] = (
-        (lambda: value.startswith("("), 2.0),
-        (lambda: GREETING.match(value), 4.0),
-        (lambda: not suffix and SENTENCE_WORDS.search(value), 2.5),
-        (lambda: not suffix and SALUTATION.match(value), 3.0),
-        (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
-        # (a branch in brackets, "(SETIA ALAM)", is no sentence)
-        (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
-        (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
-        # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
-        (lambda: not suffix and text.rstrip().endswith(","), 1.0),
-        # names are written in Title Case or CAPITALS, sentences are not
-        (lambda: words and sum(1 for w in words if w[0].islower()) * 2 > len(words), 2.5),
-        (lambda: vocab.search(folded), 2.5),
-        (lambda: registration.search(folded), 3.0),
-        (lambda: _DOMAIN_TOKEN.search(value), 2.0),
-        # an amount or a "label : value" pair
-        (lambda: _RX5.search(value) or _RX6.search(value), 3.0),
-        (lambda: not suffix and _TABLE_ROW.fullmatch(value), 3.0),
-        (lambda: _address(value) or (not suffix and (
-            _POSTCODE.search(value) or address_words().search(value))), 3.0),
-        (lambda: _BANKISH.search(value), 4.0),
-        # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
-        (lambda: suffix and not sold_by and _BANKISH.search(text_line), 3.0),
-    )
-    for test, cost in penalties:
-        if score < MIN_SCORE:
-            return score
-        if test():
-            score -= cost
-    return score
+    if value.startswith("("):
+        yield 2.0
+    if GREETING.match(value):
+        yield 4.0
+    if not suffix and SENTENCE_WORDS.search(value):
+        yield 2.5
+    if not suffix and SALUTATION.match(value):
+        yield 3.0
+    if sum(map(str.isdigit, value)) > 3:
+        yield 1.5
+    # (a branch in brackets, "(SETIA ALAM)", is no sentence)
+    if len(_BRACKETED.sub(" ", value).split()) > 7:
+        yield 2.0
+    if value[-1:] in ".!" and len(split) >= 3 and not suffix:
+        yield 2.5
+    # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
+    if not suffix and text.rstrip().endswith(","):
+        yield 1.0
+    # names are written in Title Case or CAPITALS, sentences are not
+    if words and sum(1 for w in words if w[0].islower()) * 2 > len(words):
+        yield 2.5
+    if ctx.vocab.search(folded):
+        yield 2.5
+    if ctx.registration.search(folded):
+        yield 3.0
+    if _DOMAIN_TOKEN.search(value):
+        yield 2.0
+    # an amount or a "label : value" pair
+    if _RX5.search(value) or _RX6.search(value):
+        yield 3.0
+    if not suffix and _TABLE_ROW.fullmatch(value):
+        yield 3.0
+    if _address(value) or (not suffix and (
+            _POSTCODE.search(value) or address_words().search(value))):
+        yield 3.0
+    if _BANKISH.search(value):
+        yield 4.0
+    # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
+    if suffix and "after a seller label" not in reasons and _BANKISH.search(line.text):
+        yield 3.0
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:
