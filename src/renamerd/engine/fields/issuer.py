@@ -331,7 +331,9 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
                 and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
             return text, legal_suffix(text)
-        if _RX3.search(text) and _plausible_name_line(nxt, ctx.vocab):
+        # (a text ending in "&" or "and" ends in one of these: tested first, for speed)
+        if (text.rstrip()[-1:] in ("&", "d", "D") and _RX3.search(text)
+                and _plausible_name_line(nxt, ctx.vocab)):
             text = f"{text} {nxt.text}"
     return text, suffix
 
