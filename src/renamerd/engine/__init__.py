@@ -272,7 +272,7 @@ def rename(data: bytes, filename: str, options: RenameOptions | None = None,
     if config.provider == "openai":
         rules, note, translated = _apply_llm(config, pages, extraction, options, rules)
 
-    detected = regional(extraction.language, fold("\n".join(pages)[:20000])) \
+    detected = regional(extraction.language, "\n".join(pages)[:20000]) \
         if extraction.language else None
     values = clean_values({k: extraction.values[k] for k in OUTPUT_KEYS
                            if k in extraction.values})

@@ -116,18 +116,20 @@ def detect(folded: str, max_chars: int = 6000) -> tuple[str | None, dict[str, fl
     return best, scores
 
 
-def regional(language: str, folded: str) -> str:
+def regional(language: str, text: str) -> str:
     """The output-language code of a detected lexicon language: "zh" becomes "zh-Hans" or
     "zh-Hant" by its characters, "pt" becomes "pt-BR" on Brazilian marks (CNPJ, R$, nota
-    fiscal...); other codes are returned unchanged. Pure."""
+    fiscal...) in `text`; other codes are returned unchanged (`text` is folded only for those
+    two). Pure."""
+    if language not in ("zh", "pt"):
+        return language
+    folded = fold(text)
     if language == "zh":
         simplified = sum(1 for ch in folded if ch in _SIMPLIFIED_ONLY)
         traditional = sum(1 for ch in folded if ch in _TRADITIONAL_ONLY)
         return "zh-Hant" if traditional > simplified else "zh-Hans"
-    if language == "pt":
-        brazil = len(_BRAZIL.findall(folded))
-        return "pt-BR" if brazil > len(_PORTUGAL.findall(folded)) else "pt"
-    return language
+    brazil = len(_BRAZIL.findall(folded))
+    return "pt-BR" if brazil > len(_PORTUGAL.findall(folded)) else "pt"
 
 
 _SPACES = re.compile(r"[ \t]+")

@@ -93,10 +93,10 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
                                         "type keywords", round(guess.score, 2)))
 
     amount, currency, amount_line = total_amount(doc, language)
-    default_day_first = bool(table["day_first"])
-    if language == "en" and (currency == "USD" or _US_ADDRESS.search(doc.text)):
-        default_day_first = False  # a US document: 03/05/2024 is March 5
-    day_first, decided = infer_day_first(doc, default_day_first)
+    day_first, decided = infer_day_first(doc, bool(table["day_first"]))
+    # (the language's default counts only when the document's own dates leave the order open)
+    if not decided and language == "en" and (currency == "USD" or _US_ADDRESS.search(doc.text)):
+        day_first = False  # a US document: 03/05/2024 is March 5
     dates, date_conf = best_date(doc, language, day_first, order_known=decided)
     if dates:
         top = dates[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.dates import month_after_colon
@@ -46,7 +46,7 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]{3,}")
 _RX1 = re.compile(r"\s+")
-_RX2 = re.compile(r"[^0-9a-z]")
+_RX2 = re.compile(r"[^0-9a-z]+")
 _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
 _RX4 = re.compile(r"https?://|www\.")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
@@ -62,18 +62,30 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
-_ADDRESS = re.compile(
+_STREET = re.compile(
     r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
     r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
     r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)"
-    # a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5")
-    r"|[^\W\d_]{2,}(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
+    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)",
+    re.I,
+)
+#: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
+#: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
+#: of each word. The pattern is only ever a test, and both find a match alike)
+_STREET_NUMBER = re.compile(
+    r"(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
     r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
     re.I,
 )
+
+
+def _address(text: str) -> bool:
+    """`text` names a street, or a one-word street with its house number (only looked for where
+    there is a digit)."""
+    return bool(_STREET.search(text) or (_RX1D.search(text) and _STREET_NUMBER.search(text)))
+
 _DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
                            re.I)
 _POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
@@ -83,7 +95,9 @@ _PHONE = re.compile(r"(?<!\w)(?:tel|phone|fax|tlf|puh|telefon|telefono|télépho
 _BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
                       r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
-_SEGMENT = re.compile(r"\s[·|•]\s|\s{3,}|\t")
+#: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
+#: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
+_SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
@@ -160,7 +174,7 @@ def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
     return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
-            and not vocab.search(line.folded) and not _ADDRESS.search(text)
+            and not vocab.search(line.folded) and not _address(text)
             and not address_words().search(text) and not _POSTCODE.search(text)
             and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
 
@@ -187,7 +201,7 @@ def _key(text: str) -> str:
     return _RX2.sub("", fold(text))
 
 
-_KEY_LINES = re.compile(r"[^0-9a-z\n]")
+_KEY_LINES = re.compile(r"[^0-9a-z\n]+")
 
 
 @dataclass
@@ -318,7 +332,9 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
                 and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
             return text, legal_suffix(text)
-        if _RX3.search(text) and _plausible_name_line(nxt, ctx.vocab):
+        # (a text ending in "&" or "and" ends in one of these: tested first, for speed)
+        if (text.rstrip()[-1:] in ("&", "d", "D") and _RX3.search(text)
+                and _plausible_name_line(nxt, ctx.vocab)):
             text = f"{text} {nxt.text}"
     return text, suffix
 
@@ -395,7 +411,7 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
     """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
     return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        address_words().search(value) or _ADDRESS.search(value))
+        address_words().search(value) or _address(value))
 
 
 def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
@@ -460,7 +476,7 @@ def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
             and _RX0.search(business_words().sub(" ", folded))):  # a name beside the kind
         score += 1.5
         reasons.append("names a kind of business")
-    if any(line.index + d in ctx.reg_lines for d in range(-2, 3)):
+    if not ctx.reg_lines.isdisjoint(range(line.index - 2, line.index + 3)):
         score += 1.0
         reasons.append("near registration id")
     return score
@@ -484,43 +500,63 @@ def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | 
                      score: float, line: Line, reasons: list[str]) -> float:
     """`score` less what speaks against `value` (tests cheapest first; stops once the score
     is under MIN_SCORE, since each test only lowers it)."""
-    text_line, sold_by = line.text, "after a seller label" in reasons
+    if score < MIN_SCORE:
+        return score
+    for cost in _penalties(ctx, value, text, suffix, line, reasons):
+        score -= cost
+        if score < MIN_SCORE:
+            break  # (the tests after this one are not run)
+    return score
+
+
+def _penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None, line: Line,
+               reasons: list[str]) -> Iterator[float]:
+    """The cost of each thing that speaks against `value`, in _after_penalties' order (each
+    test runs only when the one before has been answered)."""
     split = value.split()
     words = [w for w in split if w[:1].isalpha()]
     folded = fold(value)
-    vocab, registration = ctx.vocab, ctx.registration
-    penalties: tuple[tuple[Callable[[], object], float], ...] = (
-        (lambda: value.startswith("("), 2.0),
-        (lambda: GREETING.match(value), 4.0),
-        (lambda: not suffix and SENTENCE_WORDS.search(value), 2.5),
-        (lambda: not suffix and SALUTATION.match(value), 3.0),
-        (lambda: sum(map(str.isdigit, value)) > 3, 1.5),
-        # (a branch in brackets, "(SETIA ALAM)", is no sentence)
-        (lambda: len(_BRACKETED.sub(" ", value).split()) > 7, 2.0),
-        (lambda: value[-1:] in ".!" and len(split) >= 3 and not suffix, 2.5),
-        # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
-        (lambda: not suffix and text.rstrip().endswith(","), 1.0),
-        # names are written in Title Case or CAPITALS, sentences are not
-        (lambda: words and sum(1 for w in words if w[0].islower()) * 2 > len(words), 2.5),
-        (lambda: vocab.search(folded), 2.5),
-        (lambda: registration.search(folded), 3.0),
-        (lambda: _DOMAIN_TOKEN.search(value), 2.0),
-        # an amount or a "label : value" pair ("Total: 5.00", "Order Placed: August 3")
-        (lambda: _RX5.search(value) or _RX6.search(value)
-         or (":" in folded and month_after_colon().search(folded)), 3.0),
-        (lambda: not suffix and _TABLE_ROW.fullmatch(value), 3.0),
-        (lambda: _ADDRESS.search(value) or (not suffix and (
-            _POSTCODE.search(value) or address_words().search(value))), 3.0),
-        (lambda: _BANKISH.search(value), 4.0),
-        # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
-        (lambda: suffix and not sold_by and _BANKISH.search(text_line), 3.0),
-    )
-    for test, cost in penalties:
-        if score < MIN_SCORE:
-            return score
-        if test():
-            score -= cost
-    return score
+    if value.startswith("("):
+        yield 2.0
+    if GREETING.match(value):
+        yield 4.0
+    if not suffix and SENTENCE_WORDS.search(value):
+        yield 2.5
+    if not suffix and SALUTATION.match(value):
+        yield 3.0
+    if sum(map(str.isdigit, value)) > 3:
+        yield 1.5
+    # (a branch in brackets, "(SETIA ALAM)", is no sentence)
+    if len(_BRACKETED.sub(" ", value).split()) > 7:
+        yield 2.0
+    if value[-1:] in ".!" and len(split) >= 3 and not suffix:
+        yield 2.5
+    # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
+    if not suffix and text.rstrip().endswith(","):
+        yield 1.0
+    # names are written in Title Case or CAPITALS, sentences are not
+    if words and sum(1 for w in words if w[0].islower()) * 2 > len(words):
+        yield 2.5
+    if ctx.vocab.search(folded):
+        yield 2.5
+    if ctx.registration.search(folded):
+        yield 3.0
+    if _DOMAIN_TOKEN.search(value):
+        yield 2.0
+    # an amount or a "label : value" pair ("Total: 5.00", "Order Placed: August 3")
+    if (_RX5.search(value) or _RX6.search(value)
+            or (":" in folded and month_after_colon().search(folded))):
+        yield 3.0
+    if not suffix and _TABLE_ROW.fullmatch(value):
+        yield 3.0
+    if _address(value) or (not suffix and (
+            _POSTCODE.search(value) or address_words().search(value))):
+        yield 3.0
+    if _BANKISH.search(value):
+        yield 4.0
+    # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
+    if suffix and "after a seller label" not in reasons and _BANKISH.search(line.text):
+        yield 3.0
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:
@@ -541,7 +577,7 @@ def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
     for index in sorted(rank)[1:]:
         text = doc.lines[index].text
         if legal_suffix(text) is None and (
-                _ADDRESS.search(text) or _POSTCODE.search(text) or _PHONE.search(text)
+                _address(text) or _POSTCODE.search(text) or _PHONE.search(text)
                 or address_words().search(text)):
             return index
     return None

@@ -101,6 +101,8 @@ def side_by_side(segment: str) -> list[str]:
     """`segment` cut after its first legal form when another name with its own form follows
     (two columns joined by a text layer: "Kowalski IT Sp. z o.o. Nowak Handel S.A." is the
     seller beside the buyer); else `[segment]`."""
+    if legal_suffix(segment) is None:  # (no form at all: the scorer asks this of it anyway)
+        return [segment]
     found = legal_suffixes(segment)
     if len(found) < 2:
         return [segment]

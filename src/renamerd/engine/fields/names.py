@@ -10,6 +10,7 @@ import re
 from renamerd.engine.lexicon import alternation, common, fold
 
 _RX0 = re.compile(r"[^\W\d_]{3,}")
+_FIVE_LETTERS = re.compile(r"[^\W\d_]{5}")
 _RX1 = re.compile(r"\s+")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
 
@@ -180,6 +181,8 @@ def garbage(text: str) -> bool:
     letters = sum(map(str.isalpha, text))
     if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
         return True
+    if _FIVE_LETTERS.search(text):  # (one word of five letters is enough: found faster)
+        return False
     return sum(map(len, _RX0.findall(text))) < 5
 
 
