@@ -41,6 +41,7 @@ from renamerd.engine.fields.names import (
     short_name,
     strip_debris,
 )
+from renamerd.engine.fields.places import BANKISH, PHONE, POSTCODE, address
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
@@ -62,38 +63,8 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
-_STREET = re.compile(
-    r"(?<!\w)(?:str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
-    r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
-    r"mah\.|jalan|jln|lot|no\.|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
-    # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
-    r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı)(?!\w)",
-    re.I,
-)
-#: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
-#: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
-#: of each word. The pattern is only ever a test, and both find a match alike)
-_STREET_NUMBER = re.compile(
-    r"(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
-    r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
-    re.I,
-)
-
-
-def _address(text: str) -> bool:
-    """`text` names a street, or a one-word street with its house number (only looked for where
-    there is a digit)."""
-    return bool(_STREET.search(text) or (_RX1D.search(text) and _STREET_NUMBER.search(text)))
-
 _DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
                            re.I)
-_POSTCODE = re.compile(r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
-#: a phone label as a word of its own (not the end of "HOTEL"), or an international prefix
-_PHONE = re.compile(r"(?<!\w)(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}",
-                    re.I)
-_BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
-                      r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 #: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
 #: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
@@ -149,7 +120,7 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
     def block_from(first: int) -> None:
         for j in range(first, min(first + 5, len(doc.lines))):
             skip.add(j)
-            if _POSTCODE.search(doc.lines[j].text) and j > first:
+            if POSTCODE.search(doc.lines[j].text) and j > first:
                 break
 
     for line in doc.lines[:40]:
@@ -160,7 +131,7 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
             block_from(line.index if rest else line.index + 1)
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
-        if (len(_SEGMENT.findall(line.text)) >= 2 and _POSTCODE.search(line.text)
+        if (len(_SEGMENT.findall(line.text)) >= 2 and POSTCODE.search(line.text)
                 and len(line.text) < 130 and line.index not in skip):
             sender_line = line.index
             block_from(line.index + 1)
@@ -174,8 +145,8 @@ def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
     return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
-            and not vocab.search(line.folded) and not _address(text)
-            and not address_words().search(text) and not _POSTCODE.search(text)
+            and not vocab.search(line.folded) and not address(text)
+            and not address_words().search(text) and not POSTCODE.search(text)
             and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
 
 
@@ -403,7 +374,7 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     if _PAGE_NUMBER.fullmatch(value):
         return True
     folded = fold(value)
-    if vocab.fullmatch(folded.strip(" .:")) or _PHONE.search(value) or "@" in value:
+    if vocab.fullmatch(folded.strip(" .:")) or PHONE.search(value) or "@" in value:
         return True
     return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
 
@@ -411,7 +382,7 @@ def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
 def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
     """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
     return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        address_words().search(value) or _address(value))
+        address_words().search(value) or address(value))
 
 
 def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
@@ -549,13 +520,13 @@ def _penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None, 
         yield 3.0
     if not suffix and _TABLE_ROW.fullmatch(value):
         yield 3.0
-    if _address(value) or (not suffix and (
-            _POSTCODE.search(value) or address_words().search(value))):
+    if address(value) or (not suffix and (
+            POSTCODE.search(value) or address_words().search(value))):
         yield 3.0
-    if _BANKISH.search(value):
+    if BANKISH.search(value):
         yield 4.0
     # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
-    if suffix and "after a seller label" not in reasons and _BANKISH.search(line.text):
+    if suffix and "after a seller label" not in reasons and BANKISH.search(line.text):
         yield 3.0
 
 
@@ -577,7 +548,7 @@ def _address_start(doc: Doc, rank: dict[int, int]) -> int | None:
     for index in sorted(rank)[1:]:
         text = doc.lines[index].text
         if legal_suffix(text) is None and (
-                _address(text) or _POSTCODE.search(text) or _PHONE.search(text)
+                address(text) or POSTCODE.search(text) or PHONE.search(text)
                 or address_words().search(text)):
             return index
     return None

@@ -1,0 +1,43 @@
+"""What an address, a phone number or a bank's details look like on a page (an issuer's name
+is none of these).
+Pure; each takes a line's text (folded or not: the patterns ignore case)."""
+
+from __future__ import annotations
+
+import re
+
+#: words that name a street, a square or a building in the extraction languages
+_STREET_WORDS = (
+    r"str\.|strasse|straße|street|st\.|road|rd\.|avenue|ave\.|rue|via|viale|calle|"
+    r"avenida|rua|laan|straat|weg|gatan|gade|vej|katu|tie|ulica|ul\.|cad\.|caddesi|sokak|"
+    r"mah\.|jalan|jln|lot|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
+    # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
+    r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
+    r"carrer|travessa|torget|sokağı|bulvarı"
+)
+#: a street's word, or "No." as a house's number is written
+_STREET = re.compile(rf"(?<!\w)(?:{_STREET_WORDS}|no\.)(?!\w)", re.I)
+#: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
+#: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
+#: of each word. The pattern is only ever a test, and both find a match alike)
+_STREET_NUMBER = re.compile(
+    r"(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
+    r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
+    re.I,
+)
+_DIGIT = re.compile(r"\d")
+
+POSTCODE = re.compile(
+    r"(?<!\w)(?:\d{2}-\d{3}|\d{3} ?\d{2}|\d{4,5}|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?!\w)")
+#: a phone label as a word of its own (not the end of "HOTEL"), or an international prefix
+PHONE = re.compile(r"(?<!\w)(?:tel|phone|fax|tlf|puh|telefon|telefono|téléphone)\b|\+\d{2}",
+                   re.I)
+BANKISH = re.compile(r"(?<!\w)(?:iban|bic|swift|bank|banque|banco|banca|konto|bankgiro|"
+                     r"plusgiro|account|rekening|rachunek|ucet|účet)(?!\w)", re.I)
+
+
+def address(text: str) -> bool:
+    """`text` names a street or a house's "No.", or a one-word street with its house number
+    (only looked for where there is a digit)."""
+    return bool(_STREET.search(text) or (_DIGIT.search(text) and _STREET_NUMBER.search(text)))
+
