@@ -333,7 +333,8 @@ def test_a_bill_number_and_an_energy_bill() -> None:
 
 
 @pytest.mark.parametrize("address", ["Alamat: Jl. Sudirman No. 1, Jakarta",
-                                     "NO. 12, JALAN BESAR, 50000 KUALA LUMPUR"])
+                                     "NO. 12, JALAN BESAR, 50000 KUALA LUMPUR",
+                                     "İstiklal Caddesi No: 21"])
 def test_a_house_number_is_no_document_number(address: str) -> None:
     text = f"INVOICE\nINV/20240320/MPL/3812345678\nPenjual : Toko Jaya\n{address}"
     assert values(text)["invoice_number"] == "INV/20240320/MPL/3812345678"

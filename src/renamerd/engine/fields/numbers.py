@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
+from renamerd.engine.fields.places import street_named
 from renamerd.engine.lexicon import alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
@@ -96,14 +97,9 @@ def invoice_number_label_at_end(text: str, language: str) -> bool:
     return False
 
 
-#: a street's word: a short label ("No.", "Nr.") on its line numbers a house
-_STREET = re.compile(r"(?<!\w)(?:jl|jln|jalan|lorong|lrg|gang|gg|street|st|road|rd|avenue|ave|"
-                     r"lane|soi|calle|rue|via|rua)\.?(?!\w)")
-
-
 def _house_number(folded: str) -> bool:
     """The line is an address: a street's or a building's word is on it."""
-    return _STREET.search(folded) is not None or address_words().search(folded) is not None
+    return street_named(folded) or address_words().search(folded) is not None
 
 
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:

@@ -1,5 +1,5 @@
-"""What an address, a phone number or a bank's details look like on a page (an issuer's name
-is none of these).
+"""What an address, a phone number or a bank's details look like on a page: the tests the
+issuer (a name is none of these) and the invoice number (a house's "No. 1" is none) share.
 Pure; each takes a line's text (folded or not: the patterns ignore case)."""
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ _STREET_WORDS = (
 )
 #: a street's word, or "No." as a house's number is written
 _STREET = re.compile(rf"(?<!\w)(?:{_STREET_WORDS}|no\.)(?!\w)", re.I)
+#: a street's word, with the short forms of lanes written without their dot ("Jl Sudirman",
+#: "Soi 5", "St Kilda Rd")
+_STREET_NAMED = re.compile(
+    rf"(?<!\w)(?:{_STREET_WORDS}|jl\.?|lorong|lrg\.?|gang|gg\.?|lane|soi|st|rd|ave)(?!\w)", re.I)
 #: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
 #: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
 #: of each word. The pattern is only ever a test, and both find a match alike)
@@ -41,3 +45,7 @@ def address(text: str) -> bool:
     (only looked for where there is a digit)."""
     return bool(_STREET.search(text) or (_DIGIT.search(text) and _STREET_NUMBER.search(text)))
 
+
+def street_named(text: str) -> bool:
+    """`text` holds a street's word (not "No." alone): on such a line "No. 1" numbers a house."""
+    return _STREET_NAMED.search(text) is not None
