@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import socket
+import threading
 
 import pytest
 from PIL import Image
@@ -187,3 +188,46 @@ def test_a_line_detected_twice_is_kept_once() -> None:
 def test_degenerate_pages_read_as_no_text(size: tuple[int, int]) -> None:
     page = rapid.read(Image.new("L", size, 255))
     assert page.text == ""
+
+
+def test_the_engine_pool_loads_one_engine_at_a_time_and_lends_it_to_a_waiting_caller(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan arriving while a worker loads its models at start waits for that engine
+    instead of loading a second copy beside it; a failed load leaves no caller waiting."""
+    loading, release = threading.Event(), threading.Event()
+    made: list[object] = []
+
+    def make() -> object:
+        loading.set()
+        release.wait(5)
+        if not made:
+            made.append(object())
+            return made[-1]
+        raise rapid.RapidUnavailable("second load fails")
+
+    monkeypatch.setattr(rapid, "_make_engine", make)
+    monkeypatch.setattr(rapid, "POOL_SIZE", 2)
+    pool = rapid._Pool()
+    got: list[object] = []
+
+    def use() -> None:
+        with pool.engine() as engine:
+            got.append(engine)
+
+    first = threading.Thread(target=use)
+    first.start()
+    assert loading.wait(5)
+    second = threading.Thread(target=use)
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # waiting for the engine being made, not making one
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert got == [made[0], made[0]] and len(made) == 1
+
+    # the one engine in use, the next caller makes one, which fails and is not counted
+    with pool.engine() as engine, pytest.raises(rapid.RapidUnavailable), pool.engine():
+        pass
+    assert engine is made[0]
+    assert pool._made == 1

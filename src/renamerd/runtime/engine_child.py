@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import logging
 import resource
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from renamerd.engine.types import RenameOptions, RenameResult
+
+log = logging.getLogger("renamerd.engine_pool")
 
 MIB = 1024 * 1024
 #: glibc's malloc_trim, once looked up (False: not available)
@@ -42,8 +46,11 @@ class EngineStopped(EngineFailure):
 
 def initialize(memory_limit_mb: int, ocr: bool) -> None:
     """A new worker process: cap its data segment at `memory_limit_mb` (RLIMIT_DATA: every
-    heap and anonymous mapping; 0 = no cap), then load the OCR models when asked. Runs once
-    per worker, before its first rename."""
+    heap and anonymous mapping; 0 = no cap), then, when asked, load the OCR models in a
+    background thread: the worker takes renames at once (a replacement for a killed worker
+    does not hold up the text documents queued behind it for the ~0.7 s the models take), and
+    a scan that comes early waits for the models being loaded. Runs once per worker, before
+    its first rename."""
     if memory_limit_mb > 0:
         limit = memory_limit_mb * MIB
         _, hard = resource.getrlimit(resource.RLIMIT_DATA)
@@ -54,12 +61,18 @@ def initialize(memory_limit_mb: int, ocr: bool) -> None:
 
     prepare_long_running()  # done in the forkserver already: then free
     if ocr:
-        from renamerd.engine import warm_up
+        threading.Thread(target=_load_ocr_models, name="ocr-models", daemon=True).start()
 
-        try:
-            warm_up(ocr=True)
-        except MemoryError:  # a ceiling lower than the models: scans load them on demand
-            gc.collect()
+
+def _load_ocr_models() -> None:
+    from renamerd.engine import warm_up
+
+    try:
+        warm_up(ocr=True)
+    except MemoryError:  # a ceiling lower than the models: scans load them on demand
+        gc.collect()
+    except Exception as err:  # a scan will meet it again and report it
+        log.warning("the OCR models could not be loaded at start: %s", err)
 
 
 def rename(fn: Callable[..., RenameResult], data: bytes, filename: str,

@@ -17,7 +17,8 @@ engine (UnsupportedDocument, DocumentTooLarge, ...) reaches the caller as it was
 Workers start from a forkserver, never by forking this process: they inherit no database
 connection, lock or thread. The forkserver imports `engine_preload`, which warms the engine up
 once, so every worker (replacements of killed ones too) starts warm; OCR models are loaded in
-each worker at its start when OCR by PP-OCR is configured. `start()` starts the workers at
+each worker at its start, in a background thread, when OCR by PP-OCR is configured (a worker
+takes renames at once; an early scan waits for the models). `start()` starts the workers at
 once; `stop()` kills them (a stuck worker included) within about a second.
 """
 

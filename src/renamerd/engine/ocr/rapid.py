@@ -27,7 +27,6 @@ import functools
 import logging
 import math
 import os
-import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -103,27 +102,44 @@ def backend_errors() -> tuple[type[BaseException], ...]:
 
 
 class _Pool:
-    """At most POOL_SIZE RapidOCR engines, made on first need, lent one per caller."""
+    """At most POOL_SIZE RapidOCR engines, made on first need (one at a time: a caller arriving
+    while one is being made waits for the next free engine rather than loading a second copy
+    of the models beside it), lent one per caller."""
 
     def __init__(self) -> None:
-        self._free: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._free: list[Any] = []
         self._made = 0
-        self._lock = threading.Lock()
+        self._making = False
+        self._changed = threading.Condition()
 
     @contextlib.contextmanager
     def engine(self) -> Iterator[Any]:
-        try:
-            engine = self._free.get_nowait()
-        except queue.Empty:
-            with self._lock:
-                make = self._made < POOL_SIZE
-                if make:
-                    self._made += 1
-            engine = _make_engine() if make else self._free.get()
+        engine = self._take()
         try:
             yield engine
         finally:
-            self._free.put(engine)
+            with self._changed:
+                self._free.append(engine)
+                self._changed.notify()
+
+    def _take(self) -> Any:
+        with self._changed:
+            while not self._free:
+                if self._made < POOL_SIZE and not self._making:
+                    self._making = True
+                    break
+                self._changed.wait()
+            else:
+                return self._free.pop()
+        made = None
+        try:
+            made = _make_engine()
+        finally:
+            with self._changed:
+                self._making = False
+                self._made += made is not None
+                self._changed.notify()  # a waiting caller may make the next one
+        return made
 
 
 def _make_engine() -> Any:
