@@ -322,3 +322,26 @@ def test_a_banner_on_top_is_no_name(banner: str) -> None:
     text = (f"{banner}\nTHREE STOOGES\n109, SS21/1A,\nDAMANSARA UTAMA\nCashier: 01\n"
             "TOTAL 50.00\nCASH 50.00\nCHANGE 0.00")
     assert extract([text]).values["issuer"] == "THREE STOOGES"
+
+
+@pytest.mark.parametrize(("line", "date"), [
+    ("27032018 | No.CS-20242", "2018-03-27"), ("Date 20180327", "2018-03-27"),
+    ("25122019 12:01", "2019-12-25"),
+])
+def test_a_date_without_separators_is_taken_when_no_other_date_is_printed(line: str,
+                                                                         date: str) -> None:
+    text = f"KEDAI RUNCIT MAJU\nJALAN SR1/9 SEKSYEN 9\n{line}\nTOTAL RM 79.50\nCASH 100.00\n"
+    result = extract([text])
+    assert result.values.get("date") == date
+    labelled = extract([text.replace(line, "Date: 27/03/2018")])
+    assert result.confidence["date"] < labelled.confidence["date"]  # eight digits: a guess
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("MAJU TRADING\nDate: 25/01/2018\nMember 20171225 points\nTOTAL 9.00", "2018-01-25"),
+    ("MAJU TRADING\nAccount 12345678\nTOTAL 9.00", None),  # no date of eight digits
+    ("MAJU TRADING\nRef 27032018-01\nTOTAL 9.00", None),  # part of a longer reference
+])
+def test_eight_digits_are_no_date_beside_a_printed_one_or_when_no_date(text: str,
+                                                                       date: str | None) -> None:
+    assert extract([text]).values.get("date") == date

@@ -100,6 +100,10 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 #: OCR often drops the first separator: "1202/2018" for 12/02/2018
 _FUSED = re.compile(r"(?<![\w.,/-])(\d{2})(\d{2})([./-])(\d{4})(?![\d])")
 
+#: a date printed (or read by OCR) without separators: "27032018", "20180327"; used only in a
+#: document where no other date is found
+_COMPACT = re.compile(r"(?<![\w.,/:-])(\d{8})(?![\w.,/:-])")
+
 #: Chinese, Japanese and Korean dates: "2024年5月3日", "2024년 5월 3일", "2024. 5. 3." (full-width
 #: digits are folded to ASCII before), and Japanese era years: "令和6年5月3日" (Reiwa 6 = 2024)
 _EAST_ASIAN = re.compile(r"(?<!\d)(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일号號]?")
@@ -294,7 +298,27 @@ def find_dates(doc: Doc, day_first: bool) -> list[DateCandidate]:
     starts = {c.start for c in out}
     out.extend(c for c in _east_asian_dates(doc, text) if c.start not in starts)
     out = [c for c in out if MIN_YEAR <= c.value.year <= max_year]
+    if not out:
+        out = _compact_dates(doc, text, day_first, max_year)
     out.sort(key=lambda c: c.start)
+    return out
+
+
+def _compact_dates(doc: Doc, text: str, day_first: bool, max_year: int) -> list[DateCandidate]:
+    """Dates of eight digits and no separator ("27032018" day first, "03272018" month first,
+    "20180327" year first), of a plausible year. Counted as ambiguous: eight digits may be a
+    number too."""
+    out = []
+    for m in _COMPACT.finditer(text):
+        digits = m.group(1)
+        year_first = _make(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+        a, b, year = int(digits[:2]), int(digits[2:4]), int(digits[4:])
+        day_month = _make(year, b, a) if day_first or b > 12 else _make(year, a, b)
+        for value in (year_first, day_month):
+            if value and MIN_YEAR <= value.year <= max_year:
+                out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
+                                         doc.text[m.start():m.end()], True))
+                break
     return out
 
 
@@ -508,6 +532,8 @@ def best_date(
         conf += 0.15 if not top.label_kind else 0.04  # the only date in the document
     if top.ambiguous and not order_known:
         conf -= 0.1
+    if top.raw.isdigit():  # eight digits without separators
+        conf -= 0.2
     return scored, max(0.05, min(conf, 0.99))
 
 
