@@ -5,10 +5,14 @@ PyPI (invoice2data, OCA's Odoo add-ons and others; each entry names its licence)
 their archive's address, the path inside it, the file's SHA-256 and the labels in
 bench/corpora/real_invoices.json. They are downloaded when measuring, never kept in this
 repository. The set "receipts" holds real receipt photos and scans (images) of the same kind.
+The set "heldout" was gathered after the others and never looked at while changing the engine:
+only measured. Its entries say what each is ("kind": invoice, receipt or statement; "real":
+false for a generated sample), and so does the name's prefix ("heldout-sample-invoice__...").
 
     .venv/bin/python bench/real_invoices.py /tmp/real_invoices        # the real born-digital ones
     .venv/bin/python bench/real_invoices.py /tmp/samples --set samples  # generated samples
     .venv/bin/python bench/real_invoices.py /tmp/receipts --set receipts  # real receipt photos, scans
+    .venv/bin/python bench/real_invoices.py /tmp/heldout --set heldout    # measured only, never tuned on
     .venv/bin/renamerd eval /tmp/real_invoices --show-errors
 """
 
@@ -65,7 +69,7 @@ def fetch(directory: Path, which: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
-    parser.add_argument("--set", default="real", choices=("real", "samples", "receipts"))
+    parser.add_argument("--set", default="real", choices=("real", "samples", "receipts", "heldout"))
     args = parser.parse_args()
     count = fetch(args.directory, args.set)
     print(f"{count} documents and truth.json in {args.directory}")
