@@ -10,13 +10,12 @@ from renamerd.engine.fields import extract
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import (
     _after_lower_case_words,
-    _vetoed,
     _vocab,
-    _weak_suffix,
     cut_registration,
     issuer_candidates,
     legal_suffix,
 )
+from renamerd.engine.fields.issuer_scores import vetoed, weak_suffix
 
 REGISTRATION = re.compile(r"(?<!\w)(?:company reg\. no|reg\. no|co\.reg)(?!\w)")
 
@@ -45,23 +44,23 @@ def test_a_name_before_its_legal_form_starts_after_a_lower_case_word(text: str,
 
 @pytest.mark.parametrize("value", ["x", "Tel. +44 20 7946 0000", "info@acme.example",
                                    "www.acme.example", "1234 5678", "Invoice"])
-def test_what_can_never_be_a_name_is_vetoed(value: str) -> None:
+def test_what_can_never_be_a_name_isvetoed(value: str) -> None:
     _rec, vocab, _reg = _vocab("en")
-    assert _vetoed(value, vocab)
+    assert vetoed(value, vocab)
 
 
-def test_a_name_is_not_vetoed() -> None:
+def test_a_name_is_notvetoed() -> None:
     _rec, vocab, _reg = _vocab("en")
-    assert not _vetoed("Northwind Traders Ltd", vocab)
+    assert not vetoed("Northwind Traders Ltd", vocab)
 
 
 def test_a_two_letter_form_inside_an_address_is_weak() -> None:
     value = "12 rue de la Paix SA"
     suffix = legal_suffix(value)
-    assert suffix is not None and _weak_suffix(suffix, value)
+    assert suffix is not None and weak_suffix(suffix, value)
     name = "Siemens AG"
     suffix = legal_suffix(name)
-    assert suffix is not None and not _weak_suffix(suffix, name)
+    assert suffix is not None and not weak_suffix(suffix, name)
 
 
 def test_a_brand_on_top_is_preferred_to_its_operating_company_in_the_footer() -> None:

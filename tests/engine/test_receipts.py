@@ -10,8 +10,7 @@ from PIL import Image, ImageDraw
 from engine import docmaker as dm
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
-from renamerd.engine.fields.issuer import fix_ocr_suffixes
-from renamerd.engine.fields.names import mend_digits
+from renamerd.engine.fields.names import fix_ocr_suffixes, mend_digits
 from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 from renamerd.engine.text import open_text
 from renamerd.engine.types import EngineConfig

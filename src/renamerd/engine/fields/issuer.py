@@ -4,58 +4,54 @@ Lines in the recipient block ("Bill to", "Rechnungsempfänger", the address wind
 DIN sender line...) never count. Each candidate line is scored by where it sits and what it
 carries (legal suffix, nearby VAT/registration id, match with an e-mail or web domain,
 repetition); the best one wins. What the words around a name say (seller and operator labels,
-legal details, two names side by side, greetings) is in fields/issuer_labels.py.
+legal details, two names side by side, greetings) is in fields/issuer_labels.py; what speaks
+for and against a line as the name (the scores) in fields/issuer_scores.py.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from renamerd.engine.fields.dates import month_after_colon
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import (
-    GREETING,
-    SALUTATION,
-    SENTENCE_WORDS,
     colon_below,
     find_label,
     label_only,
     legal_named,
     side_by_side,
 )
+from renamerd.engine.fields.issuer_scores import (
+    BRACKETED,
+    LETTER_RUN,
+    MIN_SCORE,
+    Page,
+    after_penalties,
+    key,
+    merits,
+    vetoed,
+    weak_suffix,
+)
 from renamerd.engine.fields.names import (
     address_words,
-    all_capitals,
     business_words,
     clean_name,
-    fix_ocr_suffixes,
     garbage,
     legal_suffix,
     letters_ratio,
     mend_digits,
-    name_words,
-    never_names,
     short_name,
     strip_debris,
 )
-from renamerd.engine.fields.places import BANKISH, PHONE, POSTCODE, address
+from renamerd.engine.fields.places import PHONE, POSTCODE, address
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
-_RX0 = re.compile(r"[^\W\d_]{3,}")
 _RX1 = re.compile(r"\s+")
 _RX2 = re.compile(r"[^0-9a-z]+")
 _RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
-_RX4 = re.compile(r"https?://|www\.")
-_RX5 = re.compile(r"\d[.,]\d{2}\b")
 _RX1D = re.compile(r"\d")
-_RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
-#: a row of an items table: position, a description of one to three words, a quantity
-#: ("4 Bâtiment 15" where a text layer drew the table's columns apart)
-_TABLE_ROW = re.compile(r"\d{1,3}(?: [^\W\d_][\w.&'-]*){1,3} \d+(?:[.,]\d+)?")
 
 #: (the address part starts where its run of characters starts: without the lookbehind, every
 #: offset inside a long word would be tried, each scanning to the word's end)
@@ -63,8 +59,6 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
-_DOMAIN_TOKEN = re.compile(r"\w\.(?:com|net|org|co|de|fr|es|it|nl|pl|se|dk|no|fi|cz|my|uk|eu)\b",
-                           re.I)
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 #: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
 #: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
@@ -72,7 +66,6 @@ _SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
-MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
 #: distinct e-mail/web domains compared with each candidate (a letter names a handful)
 MAX_DOMAINS = 20
 #: candidates taken from body lines (a legal form outside the letterhead and the footer);
@@ -168,50 +161,10 @@ def _domains(doc: Doc) -> list[str]:
     return out
 
 
-def _key(text: str) -> str:
-    return _RX2.sub("", fold(text))
-
-
 _KEY_LINES = re.compile(r"[^0-9a-z\n]+")
 
 
-@dataclass
-class _Page:
-    """What the scoring of every segment shares: computed once per document."""
-
-    doc: Doc
-    sender_line: int | None
-    reg_lines: set[int]
-    all_keys: str
-    domains: list[str]
-    vocab: re.Pattern[str]
-    skip: set[int]
-    wanted: set[int]
-    rank: dict[int, int]
-    registration: re.Pattern[str]
-    body: set[int]
-    #: the first letterhead line that is an address or a phone (lines below it in the
-    #: letterhead are the address block, unless they carry a legal form)
-    address_from: int | None = None
-    fixed: dict[int, str] = field(default_factory=dict)
-    #: lines that name a company just before its legal details
-    legal_named: set[int] = field(default_factory=set)
-    #: (line, segment) pairs that follow a seller label / an operating company's label
-    sold_by: set[tuple[int, int]] = field(default_factory=set)
-    operated_by: set[tuple[int, int]] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        self.domain_keys = [d.replace("-", "") for d in self.domains]
-
-    def fixed_line(self, index: int) -> str:
-        """Line `index` with its legal forms' OCR slips fixed (computed once)."""
-        text = self.fixed.get(index)
-        if text is None:
-            text = self.fixed[index] = fix_ocr_suffixes(self.doc.lines[index].text)
-        return text
-
-
-def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
+def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
                    segments: int) -> IssuerCandidate | None:
     """One segment of a line as an issuer candidate, or None when it cannot be one.
 
@@ -232,17 +185,17 @@ def _score_segment(ctx: _Page, line: Line, text: str, seg_no: int,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
              else _without_bracketed_number(value))
-    if _vetoed(value, ctx.vocab):
+    if vetoed(value, ctx.vocab):
         return None
-    if suffix is not None and _weak_suffix(suffix, value):
+    if suffix is not None and weak_suffix(suffix, value):
         suffix = None
     first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
-    score = _merits(ctx, first, value, suffix, seg_no, reasons)
+    score = merits(ctx, first, value, suffix, seg_no, reasons)
     if _unclosed(cut) and "(" not in value:
         score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
         return None  # what follows only lowers the score
-    score = _after_penalties(ctx, value, text, suffix, score, line, reasons)
+    score = after_penalties(ctx, value, text, suffix, score, line, reasons)
     if score < MIN_SCORE:
         return None
     return IssuerCandidate(value, line, score, tuple(reasons))
@@ -258,7 +211,7 @@ def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
     return text or None
 
 
-def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None,
+def _name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
                  seg_no: int, segments: int,
                  reasons: list[str]) -> tuple[str, re.Match[str] | None]:
     """The name's text and legal form: with a legal form, from the last ": " or ", " before
@@ -288,7 +241,7 @@ def _name_extent(ctx: _Page, line: Line, text: str, suffix: re.Match[str] | None
         # (one name word is a name: "AEON CO. (M) BHD" under "Welcome" stays as it is)
         head = fold(text[:suffix.start()])
         short = short or (business_words().search(head) is not None
-                          and not _RX0.search(business_words().sub(" ", head)))
+                          and not LETTER_RUN.search(business_words().sub(" ", head)))
         if (seg_no == 0 and short and prev is not None
                 and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)
                 and legal_suffix(prev.text) is None):
@@ -337,16 +290,13 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
 
 
 _CONTINUED = "name continues from the line above"
-#: a group in round brackets without brackets inside (checked for a digit by the caller: one
-#: pattern "[^..]*\d[^..]*" tries every split of an unclosed run, 17 s for 20,000 characters)
-_BRACKETED = re.compile(r"\([^()]*\)")
 
 
 def _without_bracketed_number(value: str) -> str:
     """`value` without a group in brackets holding a digit at its end."""
     if not value.endswith(")"):
         return value
-    groups = list(_BRACKETED.finditer(value))
+    groups = list(BRACKETED.finditer(value))
     last = groups[-1] if groups else None
     if last is None or last.end() != len(value) or not _RX1D.search(last.group(0)):
         return value
@@ -356,178 +306,6 @@ def _without_bracketed_number(value: str) -> str:
 def _unclosed(text: str) -> bool:
     """`text` opens a bracket it does not close."""
     return text.count("(") > text.count(")")
-
-
-#: a page's number ("Page 1 of 2", "Seite 1 von 2", "Página 1 de 2", "Strona 1 z 2")
-_PAGE_NUMBER = re.compile(
-    r"(?:page|seite|página|pagina|pag\.|strona|sida|side|sivu|strana|stránka|sayfa|halaman|"
-    r"blad|blatt|feuille|hoja|foglio)\s*\d+\s*(?:of|von|de|di|z|ze|av|af|sur|van|/|aus|"
-    r"fra|/)\s*\d+", re.I)
-
-
-def _vetoed(value: str, vocab: re.Pattern[str]) -> bool:
-    """What can never be a name: too short or long, debris (letters under 60%), a document
-    word alone, a phone number, an e-mail address or a web address, a table's column heading
-    or a country's name alone, a page's number."""
-    if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
-        return True
-    if _PAGE_NUMBER.fullmatch(value):
-        return True
-    folded = fold(value)
-    if vocab.fullmatch(folded.strip(" .:")) or PHONE.search(value) or "@" in value:
-        return True
-    return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
-
-
-def _weak_suffix(suffix: re.Match[str], value: str) -> bool:
-    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
-    return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        address_words().search(value) or address(value))
-
-
-def _merits(ctx: _Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
-            reasons: list[str]) -> float:
-    """What speaks for `value` as the issuer (reasons appended to `reasons`)."""
-    score = 0.0
-    if (line.index, seg_no) in ctx.sold_by and not _addressee(ctx, value):
-        score += 4.0
-        reasons.append("after a seller label")
-    if line.index in ctx.legal_named and seg_no == 0:
-        score += 4.5  # a customer's capital or registered office is never printed
-        reasons.append("named with its legal details")
-    if (line.index, seg_no) in ctx.operated_by:
-        score -= 3.0  # either is a good issuer; the brand the customer knows is preferred
-        reasons.append("operating company of a brand")
-    if ctx.sender_line == line.index and seg_no == 0:
-        score += 3.5
-        reasons.append("sender line")
-    elif seg_no > 0:
-        score -= 0.5
-    if suffix:
-        # a legal form weighs most in the letterhead; in the footer, where the operating
-        # company of a brand (a hotel, a shop chain) is named, less than the brand on top
-        near_top = line.index < 15 and line.index not in ctx.body and (
-            ctx.rank.get(line.index, 99) < 6 or line.index < len(ctx.doc.lines) - 10)
-        score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
-        reasons.append("legal suffix")
-        if name_words(value) == 0:
-            score -= 3.0
-    return (score + _place_merits(ctx, line, value, suffix is not None, reasons)
-            + _text_merits(ctx, value, reasons))
-
-
-def _addressee(ctx: _Page, value: str) -> bool:
-    """`value` is named in the recipient block: an account holder who is the customer (a
-    direct debit's "Kontoinhaber: Max Mustermann"), not the seller."""
-    key = _key(value)
-    return len(key) >= 4 and any(key in _key(ctx.doc.lines[i].text) for i in ctx.skip)
-
-
-def _place_merits(ctx: _Page, line: Line, value: str, legal_form: bool,
-                  reasons: list[str]) -> float:
-    """Letterhead rank (not for the address block under the name, unless with a legal
-    form), footer, capitals and a kind of business in the letterhead, a registration id
-    nearby."""
-    score = 0.0
-    position = ctx.rank.get(line.index)
-    if (position is not None and not legal_form and ctx.address_from is not None
-            and line.index > ctx.address_from):
-        position = None
-    if position is not None and position < 6:
-        score += 3.0 - 0.5 * position
-        reasons.append("letterhead")
-    elif line.index >= len(ctx.doc.lines) - 10:
-        score += 1.0
-        reasons.append("footer")
-    if position is not None and len(value.split()) >= 2 and all_capitals(value):
-        score += 1.0  # receipts and letterheads print the name in capitals
-    folded = fold(value)
-    kind = business_words().search(folded)
-    if (position is not None and position < 6 and kind is not None
-            and _RX0.search(business_words().sub(" ", folded))):  # a name beside the kind
-        score += 1.5
-        reasons.append("names a kind of business")
-    if not ctx.reg_lines.isdisjoint(range(line.index - 2, line.index + 3)):
-        score += 1.0
-        reasons.append("near registration id")
-    return score
-
-
-def _text_merits(ctx: _Page, value: str, reasons: list[str]) -> float:
-    """The name repeated elsewhere in the document, or matching an e-mail or web domain."""
-    score = 0.0
-    k = _key(value)
-    if len(k) >= 3 and ctx.all_keys.count(k) >= 2:
-        score += 1.5
-        reasons.append("repeated")
-    if ctx.domains and len(k) >= 3 and any(
-            d in k or (len(k) >= 4 and k[:6] in d) for d in ctx.domain_keys):
-        score += 2.0
-        reasons.append("matches e-mail/web domain")
-    return score
-
-
-def _after_penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None,
-                     score: float, line: Line, reasons: list[str]) -> float:
-    """`score` less what speaks against `value` (tests cheapest first; stops once the score
-    is under MIN_SCORE, since each test only lowers it)."""
-    if score < MIN_SCORE:
-        return score
-    for cost in _penalties(ctx, value, text, suffix, line, reasons):
-        score -= cost
-        if score < MIN_SCORE:
-            break  # (the tests after this one are not run)
-    return score
-
-
-def _penalties(ctx: _Page, value: str, text: str, suffix: re.Match[str] | None, line: Line,
-               reasons: list[str]) -> Iterator[float]:
-    """The cost of each thing that speaks against `value`, in _after_penalties' order (each
-    test runs only when the one before has been answered)."""
-    split = value.split()
-    words = [w for w in split if w[:1].isalpha()]
-    folded = fold(value)
-    if value.startswith("("):
-        yield 2.0
-    if GREETING.match(value):
-        yield 4.0
-    if not suffix and SENTENCE_WORDS.search(value):
-        yield 2.5
-    if not suffix and SALUTATION.match(value):
-        yield 3.0
-    if sum(map(str.isdigit, value)) > 3:
-        yield 1.5
-    # (a branch in brackets, "(SETIA ALAM)", is no sentence)
-    if len(_BRACKETED.sub(" ", value).split()) > 7:
-        yield 2.0
-    if value[-1:] in ".!" and len(split) >= 3 and not suffix:
-        yield 2.5
-    # a line that goes on after a comma is part of an address ("Aeon Tebrau City,")
-    if not suffix and text.rstrip().endswith(","):
-        yield 1.0
-    # names are written in Title Case or CAPITALS, sentences are not
-    if words and sum(1 for w in words if w[0].islower()) * 2 > len(words):
-        yield 2.5
-    if ctx.vocab.search(folded):
-        yield 2.5
-    if ctx.registration.search(folded):
-        yield 3.0
-    if _DOMAIN_TOKEN.search(value):
-        yield 2.0
-    # an amount or a "label : value" pair ("Total: 5.00", "Order Placed: August 3")
-    if (_RX5.search(value) or _RX6.search(value)
-            or (":" in folded and month_after_colon().search(folded))):
-        yield 3.0
-    if not suffix and _TABLE_ROW.fullmatch(value):
-        yield 3.0
-    if address(value) or (not suffix and (
-            POSTCODE.search(value) or address_words().search(value))):
-        yield 3.0
-    if BANKISH.search(value):
-        yield 4.0
-    # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
-    if suffix and "after a seller label" not in reasons and BANKISH.search(line.text):
-        yield 3.0
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:
@@ -564,7 +342,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     n = len(doc.lines)
     # (one pass over the text: a label never spans lines)
     reg_lines = {doc.line_at(m.start()).index for m in registration.finditer(doc.folded)}
-    all_keys = _KEY_LINES.sub("", doc.folded)  # _key() of every line, one per line
+    all_keys = _KEY_LINES.sub("", doc.folded)  # key() of every line, one per line
     wanted = set(range(min(12, n))) | set(range(max(0, n - 10), n))
     rank: dict[int, int] = {}
     body: set[int] = set()
@@ -576,11 +354,11 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        bare = _BRACKETED.sub(_blank_if_digits, ln.text)
+        bare = BRACKETED.sub(_blank_if_digits, ln.text)
         if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
-    ctx = _Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
+    ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
     ctx.legal_named = legal_named(doc, skip)
     ctx.wanted |= ctx.legal_named
@@ -610,7 +388,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     return candidates
 
 
-def _after_seller_label(ctx: _Page, line: Line, segment: str, seg_no: int,
+def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
                         language: str) -> str:
     """`segment` without a seller (or operator) label in it (issuer_labels.find_label),
     marking what follows as sold (operated) by: the rest of the segment, or the first line
@@ -646,7 +424,7 @@ def issuer_confidence(cands: list[IssuerCandidate]) -> float:
     if not cands:
         return 0.0
     top = cands[0].score
-    rival = next((c.score for c in cands[1:] if _key(c.value) != _key(cands[0].value)), None)
+    rival = next((c.score for c in cands[1:] if key(c.value) != key(cands[0].value)), None)
     conf = 0.35 + 0.07 * max(min(top, 8.0), 0.0)
     if rival is not None and top - rival < 1.5:
         conf -= 0.2
