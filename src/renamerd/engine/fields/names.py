@@ -145,12 +145,15 @@ _PLACE_LOCALES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "n
 def never_names() -> frozenset[str]:
     """Folded texts that are never a sender's name on their own: a table's column heading
     ("Description", "Menge", "Montant"), a copy's banner ("DUPLICATE", "*** COPY ***",
-    "Kundenbeleg") or a country's name in any lexicon language ("United States",
-    "Deutschland", CLDR's territory names through babel)."""
+    "Kundenbeleg"), a till slip's word ("CASH", "ROUNDING", "Rückgeld", "Total") or a
+    country's name in any lexicon language ("United States", "Deutschland", CLDR's territory
+    names through babel)."""
     from babel import Locale
 
     words = {fold(h) for h in common()["table_headers"]}
     words.update(fold(b) for b in common()["banners"])
+    words.update(fold(c) for c in common()["pos_cues"])
+    words.update(("total", "subtotal", "sub-total", "sub total", "grand total", "balance"))
     for code in _PLACE_LOCALES:
         words.update(fold(name) for name in Locale.parse(code).territories.values())
     return frozenset(words)
