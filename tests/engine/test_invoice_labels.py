@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from renamerd.engine.fields import extract
+from renamerd.engine.fields.document import Doc
+from renamerd.engine.fields.issuer_labels import contact_persons
 
 ITEMS = ("Pos. Description Qty Amount\n1 Informatique 47 14 9537,79\n2 Transports 38 2 931,86\n"
          "3 Imprimerie 58 1 4705,29\n4 Bâtiment 15 3 3830,03\n5 Conseil 8 18 7821,52\n")
@@ -338,3 +340,36 @@ def test_a_bill_number_and_an_energy_bill() -> None:
 def test_a_house_number_is_no_document_number(address: str) -> None:
     text = f"INVOICE\nINV/20240320/MPL/3812345678\nPenjual : Toko Jaya\n{address}"
     assert values(text)["invoice_number"] == "INV/20240320/MPL/3812345678"
+
+
+SWEDISH_BILL = """Faktura
+Fakturanummer 40117
+Fakturadatum 2024-05-06
+Er referens: Anna Svensson
+Vår referens: Erik Lund
+Anna Svensson
+Storgatan 4
+411 38 Göteborg
+Fönsterputs | 1 | 1 200,00 | 1 200,00
+Att betala: 1 500,00 SEK
+Putsgruppen i Väst AB | Org.nr 556123-4567 | Bankgiro 123-4567 | Innehar F-skattsedel
+"""
+
+
+def test_a_person_named_after_a_reference_label_is_no_issuer() -> None:
+    # the customer's address block has no label; "Er referens" (your reference) names her
+    assert extract([SWEDISH_BILL]).values["issuer"] == "Putsgruppen i Väst AB"
+
+
+@pytest.mark.parametrize("label", ["Your reference:", "Ihr Zeichen:", "Votre référence :",
+                                   "Contactpersoon:", "Ansprechpartner"])
+def test_contact_labels_in_several_languages_name_a_person(label: str) -> None:
+    doc = Doc.from_pages([f"ACME Ltd\n{label} Maria Lopez | Tel 123\nInvoice 5"])
+    assert contact_persons(doc) == ["Maria Lopez"]
+
+
+def test_a_company_opening_its_legal_line_beside_its_bank_is_no_bank() -> None:
+    # "BNP Paribas SA · IBAN" is a bank; "Putsgruppen AB | Org.nr | Bankgiro" the company
+    bank_line = SWEDISH_BILL.replace("Putsgruppen i Väst AB | Org.nr 556123-4567 | ",
+                                     "Org.nr 556123-4567 | Swedbank AB | ")
+    assert extract([bank_line]).values.get("issuer") != "Swedbank AB"

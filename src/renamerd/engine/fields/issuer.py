@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import (
     colon_below,
+    contact_persons,
     find_label,
     label_only,
     legal_named,
@@ -361,6 +362,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
     ctx.legal_named = legal_named(doc, skip)
+    ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:

@@ -32,6 +32,19 @@ GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr g
                       r"olá|prezado|merhaba|hei|moi|welcome|selamat datang|willkommen|bienvenue|"
                       r"bienvenido|benvenuto|welkom|välkommen|velkommen|tervetuloa|witamy|"
                       r"vítejte|hoş geldiniz|bem-vindo)\b", re.I)
+#: the label of a person on either side ("Your reference", "Ihr Zeichen", "Vår referens",
+#: "Ansprechpartner", "Contact person"): what follows is a person's name, never the issuer
+CONTACT = re.compile(
+    r"(?<!\w)(?:your ref(?:erence)?|our ref(?:erence)?|contact person|ihr zeichen|unser zeichen|"
+    r"ihre referenz|unsere referenz|ansprechpartner(?:in)?|sachbearbeiter(?:in)?|bearbeiter|"
+    r"votre r[ée]f[ée]rence|notre r[ée]f[ée]rence|interlocut(?:eur|rice)|su referencia|"
+    r"nuestra referencia|persona de contacto|vs\.? riferimento|ns\.? riferimento|referente|"
+    r"uw referentie|onze referentie|uw kenmerk|ons kenmerk|contactpersoon|er referens|"
+    r"v[åa]r referens|kontaktperson|deres reference|vores reference|deres referanse|"
+    r"v[åa]r referanse|viitteenne|viitteemme|yhteyshenkil[öo]|osoba kontaktowa|"
+    r"kontaktn[íi] osoba|vy[řr]izuje|sua refer[êe]ncia|nossa refer[êe]ncia|"
+    r"pessoa de contacto|ilgili ki[şs]i)\s*[:：.]?\s*", re.I)
+_CONTACT_END = re.compile(r"\s[|·•]\s|\s{3,}|\t|,|$")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 #: words of a sentence addressed to the reader, never of a name: "YOUR GUEST NUMBER IS",
 #: "Ihre Bestellung ist", "Merci de votre visite" (pronouns, "is", "please", "thanks")
@@ -94,6 +107,21 @@ def legal_named(doc: Doc, skip: set[int]) -> set[int]:
             out.add(line.index)
         elif line.index > 0 and line.index - 1 not in skip:
             out.add(line.index - 1)
+    return out
+
+
+def contact_persons(doc: Doc) -> list[str]:
+    """The names after a contact person's or a reference's label ("Er referens: Anna
+    Svensson"), on its line or, after a label alone, on the next."""
+    out = []
+    for m in CONTACT.finditer(doc.folded):
+        line = doc.line_at(m.start())
+        rest = doc.text[m.end():line.start + len(line.text)]
+        if not rest.strip() and line.index + 1 < len(doc.lines):
+            rest = doc.lines[line.index + 1].text
+        name = rest[:_CONTACT_END.search(rest).start()].strip()  # type: ignore[union-attr]
+        if _WORD.search(name):
+            out.append(name)
     return out
 
 

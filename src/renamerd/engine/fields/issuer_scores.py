@@ -75,6 +75,8 @@ class Page:
     #: (line, segment) pairs that follow a seller label / an operating company's label
     sold_by: set[tuple[int, int]] = field(default_factory=set)
     operated_by: set[tuple[int, int]] = field(default_factory=set)
+    #: key() of the persons named after a contact's or a reference's label
+    persons: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.domain_keys = [d.replace("-", "") for d in self.domains]
@@ -218,6 +220,8 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
     folded = fold(value)
     if value.startswith("("):
         yield 2.0
+    if ctx.persons and key(value) in ctx.persons:
+        yield 3.0  # a contact person or a reference's name
     if GREETING.match(value):
         yield 4.0
     if not suffix and SENTENCE_WORDS.search(value):
@@ -254,6 +258,8 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
         yield 3.0
     if BANKISH.search(value):
         yield 4.0
-    # a legal form between the bank details ("IBAN ... · BNP Paribas SA · BIC ..."): a bank
-    if suffix and "after a seller label" not in reasons and BANKISH.search(line.text):
+    # a legal form beside bank details ("BNP Paribas SA · IBAN ... · BIC ..."): a bank; not a
+    # company opening its own legal line ("Putsgruppen AB | Org.nr ... | Bankgiro ...")
+    if suffix and "after a seller label" not in reasons and BANKISH.search(line.text) and (
+            line.index not in ctx.reg_lines or not line.text.startswith(value)):
         yield 3.0
