@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import socket
 import threading
 
@@ -231,3 +232,23 @@ def test_the_engine_pool_loads_one_engine_at_a_time_and_lends_it_to_a_waiting_ca
         pass
     assert engine is made[0]
     assert pool._made == 1
+
+
+def test_the_slant_of_a_page_is_the_median_slope_of_its_long_boxes() -> None:
+    def quad(x: float, y: float, w: float, h: float, deg: float) -> rapid.Quad:
+        dx, dy = w * math.cos(math.radians(deg)), w * math.sin(math.radians(deg))
+        return [(x, y), (x + dx, y + dy), (x + dx - h * 0.07, y + dy + h), (x, y + h)]
+
+    tilted = [quad(10, 10 + 40 * i, 400, 30, -4.0) for i in range(5)] + [quad(5, 5, 20, 30, 40)]
+    assert rapid._slant(tilted) == pytest.approx(-4.0, abs=0.01)
+    assert rapid._slant(tilted[:2]) == 0.0  # too few long boxes to tell
+
+
+@pytest.mark.slow
+def test_pp_ocr_straightens_a_tilted_photo_and_reads_every_line() -> None:
+    upright = rapid.read(_page()).text.splitlines()
+    tilted = _page().convert("L").rotate(4, resample=Image.Resampling.BICUBIC, expand=True,
+                                         fillcolor=255)
+    page = rapid.read(tilted)
+    assert all(abs(line.angle) < 1.0 for line in page.lines)  # read on the straightened page
+    assert page.text.splitlines()[:3] == upright[:3]

@@ -15,6 +15,8 @@ the line classifier, with the models shipped inside the wheel (nothing is downlo
   `POOL_SIZE` engines (one per core) exist per process, shared by the threads that OCR: the
   engine renames several documents at once on few cores, so parallelism comes from documents,
   and memory stays at POOL_SIZE copies of the models (~60 MB each) whatever the thread count.
+* Slant: a page whose lines run at a slant of MIN_SLANT to MAX_SLANT degrees is turned
+  straight and detected again (detection merges or drops close lines on a slant).
 * Orientation: a photo taken sideways gives mostly tall text boxes; an upside-down page gives
   few confident lines. Either way the longest boxes are read again, turned, recognition only
   (a few small crops), and the page is read once more turned the way that reads best.
@@ -50,6 +52,9 @@ BAND_PIXELS = 250_000
 BAND_OVERLAP = 64
 #: engines per process (each one thread): one per core, at most 4
 POOL_SIZE = max(1, min(os.cpu_count() or 1, 4))
+#: a page whose lines slant by this many degrees (either way) is straightened and detected
+#: again: detection merges or drops close lines that run at a slant (a tilted photo)
+MIN_SLANT, MAX_SLANT = 1.5, 20.0
 #: lines read with less confidence than this are dropped (RapidOCR's own default)
 MIN_LINE_CONFIDENCE = 0.5
 #: a reading whose mean confidence is under this is weak (upside down? upright pages read
@@ -172,13 +177,12 @@ def read(image: Image.Image, word_height: float = 0.0) -> OcrPage:
     started = time.perf_counter()
     page = fit(image, word_height)
     with _POOL.engine() as engine:
-        raw = _read_bands(engine, page)
+        raw, page = _read_bands(engine, page)
         rotation = _orientation(engine, page, raw)
         if rotation == 0 and _score(raw) < LITTLE_TEXT:
             rotation = 180  # upside-down lines are often not even recognised as text
         if rotation:
-            turned_page = page.rotate(-rotation, expand=True)
-            turned = _read_bands(engine, turned_page)
+            turned, turned_page = _read_bands(engine, page.rotate(-rotation, expand=True))
             if _score(turned) >= _score(raw):
                 raw, page = turned, turned_page
             else:
@@ -202,15 +206,32 @@ def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
     return grey.resize(size, resample)
 
 
-def _read_bands(engine: Any, page: Image.Image) -> list[OcrLine]:
-    """Every line of `page` (confident or not): detected band by band, each line then
-    recognised once, from the whole page (see the module docstring)."""
+def _read_bands(engine: Any, page: Image.Image) -> tuple[list[OcrLine], Image.Image]:
+    """Every line of `page` (confident or not): detected band by band (the page straightened
+    first when its lines run at a slant), each line then recognised once, from the whole
+    page (see the module docstring). Returns the lines and the page they were read on."""
+    quads = _detect(engine, page)
+    slant = _slant(quads)
+    if MIN_SLANT <= abs(slant) <= MAX_SLANT:
+        page = page.rotate(slant, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+        quads = _detect(engine, page)
     lines = []
-    for quad in _detect(engine, page):
+    for quad in quads:
         text, score = _recognise_line(engine, _crop(page, quad))
         if text.strip():
             lines.append(_line(quad, text, score))
-    return lines
+    return lines, page
+
+
+def _slant(quads: list[Quad]) -> float:
+    """The median slope in degrees (clockwise positive) of the page's long boxes' top edges;
+    0 with fewer than three."""
+    angles = []
+    for (ax, ay), (bx, by), _c, (dx, dy) in quads:
+        width, height = math.dist((ax, ay), (bx, by)), math.dist((ax, ay), (dx, dy))
+        if width >= 40 and width >= 3 * height:
+            angles.append(math.degrees(math.atan2(by - ay, bx - ax)))
+    return sorted(angles)[len(angles) // 2] if len(angles) >= 3 else 0.0
 
 
 Quad = list[tuple[float, float]]
