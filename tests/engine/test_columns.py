@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.columns import pair_label_columns
+from renamerd.engine.fields.columns import pair_header_rows, pair_label_columns
 
 COLUMNS = ["FACTURA", "Numero de Orden", "Fecha de Compra", "Tarjeta Fidelidad",
            "Fecha de emisión", "Factura", "ES9812110233", "21.03.24", "2093419674366",
@@ -27,3 +27,29 @@ def test_the_invoice_number_and_date_come_from_their_own_column_rows() -> None:
     values = extract(["\n".join(COLUMNS)]).values
     assert values["invoice_number"] == "1 24 0005 0001201345"
     assert str(values["date"]) == "2024-03-21"
+
+
+US_HEADER = ["Bright Path Landscaping LLC", "4821 Oak Ridge Dr", "Austin, TX 78749"]
+
+
+def test_labels_with_a_number_sign_make_a_column_too() -> None:
+    # a text layer writing the header cells, then the value cells ("INVOICE #" is a label)
+    lines = US_HEADER + ["INVOICE #", "DATE", "DUE DATE", "TERMS",
+                         "1087", "05/14/2024", "06/13/2024", "Net 30"]
+    values = extract(["\n".join(lines)]).values
+    assert values["invoice_number"] == "1087"
+    assert str(values["date"]) == "2024-05-14"  # the invoice's date, not the due date
+
+
+def test_a_row_of_labels_over_a_row_of_values_is_read_cell_by_cell() -> None:
+    rows = ["INVOICE # | DATE | DUE DATE | TERMS", "1087 | 05/14/2024 | 06/13/2024 | Net 30"]
+    assert pair_header_rows(rows) == ["INVOICE #: 1087", "DATE: 05/14/2024",
+                                      "DUE DATE: 06/13/2024", "TERMS: Net 30"]
+    values = extract(["\n".join(US_HEADER + rows)]).values
+    assert values["invoice_number"] == "1087" and str(values["date"]) == "2024-05-14"
+
+
+def test_an_items_table_and_rows_of_other_widths_are_left_alone() -> None:
+    rows = ["DESCRIPTION | QTY | RATE | AMOUNT", "Spring cleanup | 1 | 450.00 | 450.00",
+            "INVOICE # | DATE", "1087 | 05/14/2024 | Net 30"]
+    assert pair_header_rows(rows) == rows

@@ -1,7 +1,9 @@
 """Labels and their values drawn as two columns: a text layer that writes a block of labels and
 then the block of their values ("Numero de Orden / Fecha de Compra / Factura", then
 "ES9812110233 / 21.03.24 / 1 24 0005 0001201345") is read back as one "label: value" line
-per pair, as the page shows them side by side."""
+per pair, as the page shows them side by side; and so is a row of labels over a row of values
+("INVOICE # | DATE | DUE DATE" over "1087 | 05/14/2024 | 06/13/2024", as OCR joins a table's
+cells across wide gaps)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 #: fewest pairs that make two columns (two could be a heading and a number by chance)
 MIN_PAIRS = 3
-#: a label: one to four words of letters, no digit, no colon with a value after it
-_LABEL = re.compile(r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3} ?:?")
+#: a label: one to four words of letters ("Invoice #" too), no digit, no colon with a value
+#: after it
+_LABEL = re.compile(
+    r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3}(?: ?[#№])? ?:?")
 #: a value: holds a digit, at most five blank-separated parts, short
 _VALUE = re.compile(r"(?=[^\n]*\d)\S+(?: \S+){0,4}")
 _MAX_VALUE = 30
@@ -42,6 +46,30 @@ def pair_label_columns(lines: list[str]) -> list[str]:
                        for k in range(labels))
             i += 2 * labels
             continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+#: how the page text separates the cells of a row (OCR's wide gaps)
+_CELL = " | "
+
+
+def pair_header_rows(lines: list[str]) -> list[str]:
+    """`lines` with each row of labels (two of them a date or number label at least) that
+    stands over a row of as many short values replaced by "label: value" lines. Pure;
+    linear in the lines."""
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        if i + 1 < n and _CELL in lines[i] and _CELL in lines[i + 1]:
+            heads, cells = lines[i].split(_CELL), lines[i + 1].split(_CELL)
+            if (len(heads) == len(cells) and all(map(_is_label, heads))
+                    and sum(map(_known_label, heads)) >= 2
+                    and all(len(c) <= _MAX_VALUE for c in cells) and any(map(_is_value, cells))):
+                out.extend(f"{h.rstrip(' :')}: {c}" for h, c in zip(heads, cells, strict=True))
+                i += 2
+                continue
         out.append(lines[i])
         i += 1
     return out

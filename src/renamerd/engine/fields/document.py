@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from renamerd.engine.fields.columns import pair_label_columns
+from renamerd.engine.fields.columns import pair_header_rows, pair_label_columns
 from renamerd.engine.lexicon import fold
 
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
@@ -57,6 +57,7 @@ class Doc:
             rows = [clean for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n")
                      if (clean := raw.strip())]
             rows = pair_label_columns(rows)  # labels and values drawn as two columns
+            rows = pair_header_rows(rows)  # a row of labels over a row of values
             parts.extend(rows)
             page_of.extend([page_no] * len(rows))
         text = "\n".join(parts)
