@@ -373,3 +373,16 @@ def test_a_company_opening_its_legal_line_beside_its_bank_is_no_bank() -> None:
     bank_line = SWEDISH_BILL.replace("Putsgruppen i Väst AB | Org.nr 556123-4567 | ",
                                      "Org.nr 556123-4567 | Swedbank AB | ")
     assert extract([bank_line]).values.get("issuer") != "Swedbank AB"
+
+
+@pytest.mark.parametrize(("title", "number"), [("FATURA FT 2024/1532", "FT 2024/1532"),
+                                               ("Fatura n.º FR A1/87", "FR A1/87")])
+def test_a_portuguese_series_and_number_are_the_invoice_number(title: str, number: str) -> None:
+    text = (f"{title}\nOriginal\nCarpintaria Silva & Filhos, Lda.\nRua do Comércio, 45\n"
+            "4000-123 Porto\nNIF: 501234567\nData: 2024-02-28\nTotal (EUR) 1.476,00\n")
+    assert values(text)["invoice_number"] == number
+
+
+def test_a_word_in_capitals_before_a_date_is_no_series() -> None:
+    text = "ACME Ltd\nINVOICE DUE 12/03/2024\nInvoice no: A-17\nTotal 5.00"
+    assert values(text)["invoice_number"] == "A-17"

@@ -23,6 +23,9 @@ _VALUE = re.compile(
     # digits in groups with single blanks, as telecoms and shops print them ("987 654 3210",
     # "1 24 0005 0001201345"), first
     r"\d{1,6}(?: \d{2,12}){1,4}(?![\w.,/:-])"
+    # a document series and its number, as Portugal's certified invoicing writes them
+    # ("FT 2024/1532", "FR A1/87")
+    r"|[A-Z]{1,3} [A-Z0-9]{1,10}/\d{1,10}(?![\w/])"
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
