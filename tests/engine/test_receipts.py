@@ -351,3 +351,16 @@ def test_a_till_slips_word_alone_is_no_name(word: str) -> None:
     # the shop's name printed as a logo that OCR could not read: nothing is better than this
     text = f"uspsel | shat\n{word}\nRM 6.60\nDate: 04/12/2017\n"
     assert extract([text]).values.get("issuer") is None
+
+
+def test_a_simplified_tax_invoice_is_a_receipt() -> None:
+    # a retailer's till slip under GST/VAT rules (Malaysia, Singapore, Australia): no buyer
+    text = ("KEDAI PAPAN YEW SENG SDN BHD\n(1093213-P)\nLOT 276, JALAN BANTING\n"
+            "SIMPLIFIED TAX INVOICE\nDATE: 12/01/2018\nPAKU 3\" | 2 KG | 9.00\nTOTAL: 9.00\n")
+    assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_tax_invoice_with_a_salesperson_a_card_and_a_time_is_a_till_slip() -> None:
+    text = ("POPULAR BOOK CO. (M) SDN BHD\nTax Invoice\n20/03/18 19:42 | Salesperson: 023\n"
+            "PILOT G2 0.5 BLK | 1 | 6.90\nTOTAL RM | 6.90\nVISA | 6.90\n")
+    assert extract([text]).values["document_type"] == "receipt"
