@@ -252,3 +252,18 @@ def test_pp_ocr_straightens_a_tilted_photo_and_reads_every_line() -> None:
     page = rapid.read(tilted)
     assert all(abs(line.angle) < 1.0 for line in page.lines)  # read on the straightened page
     assert page.text.splitlines()[:3] == upright[:3]
+
+
+def test_a_faint_page_has_its_levels_stretched_and_a_clear_one_is_left_alone() -> None:
+    clear = _page().convert("L")
+    assert rapid._stretched(clear) is clear
+    faint = clear.point(lambda v: 110 + v * 85 // 255)  # ink at 110, paper at 195
+    stretched = rapid._stretched(faint)
+    assert stretched.getextrema() == (0, 255)
+
+
+@pytest.mark.slow
+def test_pp_ocr_reads_a_dim_photo_like_a_clear_one() -> None:
+    upright = rapid.read(_page()).text.splitlines()
+    faint = _page().convert("L").point(lambda v: 110 + v * 85 // 255)
+    assert rapid.read(faint).text.splitlines()[:4] == upright[:4]

@@ -15,6 +15,7 @@ the line classifier, with the models shipped inside the wheel (nothing is downlo
   `POOL_SIZE` engines (one per core) exist per process, shared by the threads that OCR: the
   engine renames several documents at once on few cores, so parallelism comes from documents,
   and memory stays at POOL_SIZE copies of the models (~60 MB each) whatever the thread count.
+* Faint pages: levels stretched to black and white (FAINT_RANGE) before detection.
 * Slant: a page whose lines run at a slant of MIN_SLANT to MAX_SLANT degrees is turned
   straight and detected again (detection merges or drops close lines on a slant).
 * Orientation: a photo taken sideways gives mostly tall text boxes; an upside-down page gives
@@ -34,7 +35,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageOps
 
 from renamerd.engine.ocr.lines import OcrLine, OcrPage
 
@@ -55,6 +56,11 @@ POOL_SIZE = max(1, min(os.cpu_count() or 1, 4))
 #: a page whose lines slant by this many degrees (either way) is straightened and detected
 #: again: detection merges or drops close lines that run at a slant (a tilted photo)
 MIN_SLANT, MAX_SLANT = 1.5, 20.0
+#: a page whose darkest INK_SHARE of pixels and brightest PAPER_SHARE lie less than this many
+#: grey levels apart is faint: its levels are stretched before detection (ordinary receipt
+#: scans measure 155-255; a dimmed photo 60-95)
+FAINT_RANGE = 128
+INK_SHARE, PAPER_SHARE = 0.002, 0.005
 #: lines read with less confidence than this are dropped (RapidOCR's own default)
 MIN_LINE_CONFIDENCE = 0.5
 #: a reading whose mean confidence is under this is weak (upside down? upright pages read
@@ -193,8 +199,9 @@ def read(image: Image.Image, word_height: float = 0.0) -> OcrPage:
 
 
 def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
-    """`image` grey, scaled for detection (see the module docstring)."""
-    grey = image if image.mode == "L" else image.convert("L")
+    """`image` grey, its levels stretched when it is faint, scaled for detection (see the
+    module docstring)."""
+    grey = _stretched(image if image.mode == "L" else image.convert("L"))
     scale = 1.0
     if word_height > 0:
         scale = min(max(TARGET_TEXT_PX / word_height, MIN_SCALE), MAX_SCALE)
@@ -204,6 +211,24 @@ def fit(image: Image.Image, word_height: float = 0.0) -> Image.Image:
     size = (max(1, round(grey.width * scale)), max(1, round(grey.height * scale)))
     resample = Image.Resampling.BOX if scale < 1 else Image.Resampling.BICUBIC
     return grey.resize(size, resample)
+
+
+def _stretched(grey: Image.Image) -> Image.Image:
+    """`grey` with its levels stretched to black and white when its ink and its paper lie
+    less than FAINT_RANGE levels apart (a dim photo, a faded thermal slip: detection drops
+    its palest lines); else `grey` itself."""
+    counts = grey.histogram()
+    total = sum(counts)
+    seen, ink, paper = 0, 0, 255
+    for level, count in enumerate(counts):
+        if seen < total * INK_SHARE <= seen + count:
+            ink = level
+        if seen < total * (1 - PAPER_SHARE) <= seen + count:
+            paper = level
+        seen += count
+    if paper - ink >= FAINT_RANGE:
+        return grey
+    return ImageOps.autocontrast(grey, cutoff=(INK_SHARE * 100, PAPER_SHARE * 100))
 
 
 def _read_bands(engine: Any, page: Image.Image) -> tuple[list[OcrLine], Image.Image]:
