@@ -267,3 +267,14 @@ def test_pp_ocr_reads_a_dim_photo_like_a_clear_one() -> None:
     upright = rapid.read(_page()).text.splitlines()
     faint = _page().convert("L").point(lambda v: 110 + v * 85 // 255)
     assert rapid.read(faint).text.splitlines()[:4] == upright[:4]
+
+
+@pytest.mark.slow
+def test_pp_ocr_enlarges_small_print_and_reads_it() -> None:
+    small = _page().convert("L")
+    small = small.resize((small.width * 2 // 5, small.height * 2 // 5), Image.Resampling.BOX)
+    page = rapid.read(small)
+    assert page.width > small.width  # read enlarged
+    for line in ("Northwind Traders Ltd", "Invoice number: INV-2024-0042",
+                 "Invoice date: 14 March 2024", "Total amount due: 1,440.00 GBP"):
+        assert line in page.text
