@@ -278,3 +278,18 @@ def test_pp_ocr_enlarges_small_print_and_reads_it() -> None:
     for line in ("Northwind Traders Ltd", "Invoice number: INV-2024-0042",
                  "Invoice date: 14 March 2024", "Total amount due: 1,440.00 GBP"):
         assert line in page.text
+
+
+def test_a_line_on_the_cut_between_two_bands_is_kept_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # each band's detector sees the line on the cut a pixel apart: both centres were kept
+    def detect_in(_engine: object, image: Image.Image, top: int) -> list[rapid.Quad]:
+        shift = -1.0 if top == 0 else 1.0
+        y0, y1 = 149.0 + shift, 186.0 + shift
+        boxes = [[(10.0, y0), (90.0, y0), (90.0, y1), (10.0, y1)]]
+        return [q for q in boxes if top <= q[0][1] and q[2][1] <= top + image.height]
+
+    monkeypatch.setattr(rapid, "_detect_in", detect_in)
+    monkeypatch.setattr(rapid, "BAND_PIXELS", 200 * 100)
+    quads, cut = rapid._detect_across(None, Image.new("L", (100, 400), 255))
+    assert len(quads) == 1 and cut == 0

@@ -306,15 +306,30 @@ def _detect_across(engine: Any, page: Image.Image) -> tuple[list[Quad], int]:
         bottom = min(top + rows, page.height)
         upper_cut = top + BAND_OVERLAP / 2 if top > 0 else float("-inf")
         lower_cut = bottom - BAND_OVERLAP / 2 if bottom < page.height else float("inf")
+        # (the band above's boxes reaching into this one: a line whose centre lies on the cut
+        # may be kept by both, its box a pixel apart in each)
+        above = [q for q in quads if max(y for _x, y in q) > top]
         for quad in _detect_in(engine, page.crop((0, top, page.width, bottom)), top):
             y0, y1 = min(y for _x, y in quad), max(y for _x, y in quad)
             if (top > 0 and y0 <= top + 1) or (bottom < page.height and y1 >= bottom - 1):
                 cut += 1
-            elif upper_cut <= (y0 + y1) / 2 < lower_cut:
+            elif upper_cut <= (y0 + y1) / 2 < lower_cut and not any(
+                    _same_box(quad, other) for other in above):
                 quads.append(quad)
         if bottom >= page.height:
             return quads, cut
         top += rows - BAND_OVERLAP
+
+
+def _same_box(a: Quad, b: Quad) -> bool:
+    """The boxes around `a` and `b` overlap by more than half of their union."""
+    ax0, ay0 = min(x for x, _y in a), min(y for _x, y in a)
+    ax1, ay1 = max(x for x, _y in a), max(y for _x, y in a)
+    bx0, by0 = min(x for x, _y in b), min(y for _x, y in b)
+    bx1, by1 = max(x for x, _y in b), max(y for _x, y in b)
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    union = (ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter
+    return union > 0 and inter > union / 2
 
 
 def _detect_in(engine: Any, image: Image.Image, top: int) -> list[Quad]:
