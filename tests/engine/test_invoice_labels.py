@@ -8,6 +8,7 @@ import pytest
 
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.document import Doc
+from renamerd.engine.fields.issuer import issuer_candidates
 from renamerd.engine.fields.issuer_labels import contact_persons
 
 ITEMS = ("Pos. Description Qty Amount\n1 Informatique 47 14 9537,79\n2 Transports 38 2 931,86\n"
@@ -386,3 +387,28 @@ def test_a_portuguese_series_and_number_are_the_invoice_number(title: str, numbe
 def test_a_word_in_capitals_before_a_date_is_no_series() -> None:
     text = "ACME Ltd\nINVOICE DUE 12/03/2024\nInvoice no: A-17\nTotal 5.00"
     assert values(text)["invoice_number"] == "A-17"
+
+
+HOTEL_BILL = """Hotel Alpenrose
+Dorfstrasse 12, 6020 Innsbruck, Österreich
+Tel. +43 512 123456 · info@alpenrose-innsbruck.at
+RECHNUNG
+Rechnung Nr. 2024/00871
+Datum: 18.02.2024
+Übernachtung mit Frühstück | 3 | 129,00 | 387,00
+Gesamt EUR 396,00
+Alpenrose Hotelbetriebs GmbH · FN 123456a · UID ATU12345678
+"""
+
+
+def test_a_letterhead_brand_is_preferred_to_its_own_legal_entity_in_the_footer() -> None:
+    assert values(HOTEL_BILL)["issuer"] == "Hotel Alpenrose"
+
+
+def test_only_a_legal_entity_sharing_the_brands_name_yields_to_it() -> None:
+    def reasons(text: str) -> list[tuple[str, ...]]:
+        return [c.reasons for c in issuer_candidates(Doc.from_pages([text]), "de")]
+
+    assert any("brand of the legal entity below" in r for r in reasons(HOTEL_BILL))
+    other = HOTEL_BILL.replace("Alpenrose Hotelbetriebs GmbH", "Tiroler Gastro GmbH")
+    assert not any("brand of the legal entity below" in r for r in reasons(other))

@@ -72,6 +72,9 @@ MAX_DOMAINS = 20
 #: candidates taken from body lines (a legal form outside the letterhead and the footer);
 #: each is compared with the whole text, so a list of a million companies costs no more
 MAX_BODY_CANDIDATES = 100
+#: how far a letterhead's brand is put ahead of its own legal entity (a clear lead: the two
+#: name one business)
+BRAND_LEAD = 1.5
 
 
 @dataclass(frozen=True)
@@ -387,7 +390,32 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
-    return candidates
+    return _brand_first(ctx, candidates)
+
+
+def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
+    """`cands` with the letterhead's brand first when the best one is its own legal entity
+    named below the letterhead ("Hotel Alpenrose" over "Alpenrose Hotelbetriebs GmbH" in the
+    footer: either is right; the brand the customer knows is preferred). Same brand: a word
+    of four letters or more, not a kind of business, in both names."""
+    if len(cands) < 2 or legal_suffix(cands[0].value) is None:
+        return cands
+    top = cands[0]
+    if top.line.index in ctx.rank:  # (a legal name in the letterhead too is what is printed)
+        return cands
+    words = _brand_words(top.value)
+    for cand in cands[1:4]:
+        if (ctx.rank.get(cand.line.index, 99) <= 1 and cand.line.index < top.line.index
+                and legal_suffix(cand.value) is None and words & _brand_words(cand.value)):
+            brand = IssuerCandidate(cand.value, cand.line, top.score + BRAND_LEAD,
+                                    (*cand.reasons, "brand of the legal entity below"))
+            return [brand, *(c for c in cands if c is not cand)]
+    return cands
+
+
+def _brand_words(name: str) -> set[str]:
+    folded = business_words().sub(" ", fold(name))
+    return {w for w in LETTER_RUN.findall(folded) if len(w) >= 4}
 
 
 def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
