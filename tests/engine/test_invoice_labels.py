@@ -412,3 +412,27 @@ def test_only_a_legal_entity_sharing_the_brands_name_yields_to_it() -> None:
     assert any("brand of the legal entity below" in r for r in reasons(HOTEL_BILL))
     other = HOTEL_BILL.replace("Alpenrose Hotelbetriebs GmbH", "Tiroler Gastro GmbH")
     assert not any("brand of the legal entity below" in r for r in reasons(other))
+
+
+def test_an_emailed_receipt_from_a_company_is_a_receipt_though_it_names_its_invoice() -> None:
+    text = ("Receipt from Fernhill Analytics Inc.\n$49.00\nPaid March 5, 2024\n"
+            "Receipt number 2381-4471\nInvoice number 7F3C2A1-0012\nPayment method Visa - 4242\n"
+            "Total $49.00\nAmount paid $49.00\n")
+    got = values(text)
+    assert got["document_type"] == "receipt" and got["issuer"] == "Fernhill Analytics Inc."
+
+
+def test_a_ride_receipt_without_a_title_is_a_receipt() -> None:
+    text = ("Uber\nTotal €18.40\nMarch 9, 2024\nThanks for riding, Anna\nTrip fare €16.10\n"
+            "Booking fee €2.30\nAmount charged\nVisa ••••4242 €18.40\n")
+    assert values(text)["document_type"] == "receipt"
+
+
+def test_a_spanish_simplified_invoice_number_and_a_dutch_nota() -> None:
+    ticket = ("MERCADONA, S.A.\nA-46103834\nC/ ALCALA 120\n15/03/2024 19:42 OP: 123456\n"
+              "FACTURA SIMPLIFICADA: 2345-017-654321\nTOTAL (€) 2,50\n")
+    assert values(ticket)["invoice_number"] == "2345-017-654321"
+    nota = ("Vattenfall\nPostbus 41920, 1009 DC Amsterdam\nJaarnota\nNotanummer: 40012345678\n"
+            "Notadatum: 2 februari 2024\nTotaal te betalen € 245,60\n")
+    got = values(nota)
+    assert got["invoice_number"] == "40012345678" and got["document_type"] == "invoice"
