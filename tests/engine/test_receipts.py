@@ -364,3 +364,9 @@ def test_a_tax_invoice_with_a_salesperson_a_card_and_a_time_is_a_till_slip() -> 
     text = ("POPULAR BOOK CO. (M) SDN BHD\nTax Invoice\n20/03/18 19:42 | Salesperson: 023\n"
             "PILOT G2 0.5 BLK | 1 | 6.90\nTOTAL RM | 6.90\nVISA | 6.90\n")
     assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_brand_written_with_its_number_is_a_name_not_a_postcode() -> None:
+    text = ("REMA 1000\nGrünerløkka\nThorvald Meyers gate 60, 0552 Oslo\nOrg.nr 987 654 321\n"
+            "KVITTERING\nMELK | 21,90\nSUM | 36,80\nBANK | 36,80\nDato: 02.05.2024 Tid: 18:44\n")
+    assert extract([text]).values["issuer"] == "REMA 1000"

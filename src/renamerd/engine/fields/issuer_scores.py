@@ -15,6 +15,7 @@ from renamerd.engine.fields.dates import month_after_colon
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import GREETING, SALUTATION, SENTENCE_WORDS
 from renamerd.engine.fields.names import (
+    BRAND_NUMBER,
     address_words,
     all_capitals,
     business_words,
@@ -228,7 +229,7 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
         yield 2.5
     if not suffix and SALUTATION.match(value):
         yield 3.0
-    if sum(map(str.isdigit, value)) > 3:
+    if sum(map(str.isdigit, value)) > 3 and not BRAND_NUMBER.fullmatch(value):
         yield 1.5
     # (a branch in brackets, "(SETIA ALAM)", is no sentence)
     if len(BRACKETED.sub(" ", value).split()) > 7:
@@ -254,7 +255,8 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
     if not suffix and _TABLE_ROW.fullmatch(value):
         yield 3.0
     if address(value) or (not suffix and (
-            POSTCODE.search(value) or address_words().search(value))):
+            (POSTCODE.search(value) and not BRAND_NUMBER.fullmatch(value))
+            or address_words().search(value))):
         yield 3.0
     if BANKISH.search(value):
         yield 4.0

@@ -191,6 +191,8 @@ def garbage(text: str) -> bool:
 
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
 _BRAND = re.compile(r"[A-Z][A-Za-z]{3,}|[A-Z]{4,}")
+#: a brand written with its number ("REMA 1000", "Forever 21", "Motel 6")
+BRAND_NUMBER = re.compile(r"(?:[A-Z][A-Za-z]{3,}|[A-Z]{4,}) \d{1,4}")
 #: ... before a legal form, also with its web domain ("Alza.cz a.s.")
 _BRAND_HEAD = re.compile(r"(?:[A-Z][A-Za-z]{3,}|[A-Z]{4,})(?:\.[a-z]{2,3})?")
 
@@ -202,9 +204,9 @@ _SHORT_CAPS = re.compile(r"(?=.*[A-Z]{3})[A-Z]{1,4}(?: [A-Z]{2,6}){1,2}")
 def short_name(value: str) -> bool:
     """A short name that `garbage` would refuse: an acronym or a capitalised word with its
     legal form ("KPN B.V.", "SAP SE", "Alza a.s.", "Alza.cz a.s."), one capitalised word of
-    four letters or more ("Uber", "IKEA"), or two or three short words in capitals ("A MART",
-    "MR DIY")."""
-    if _BRAND.fullmatch(value) or _SHORT_CAPS.fullmatch(value):
+    four letters or more ("Uber", "IKEA"), alone or with its number ("REMA 1000"), or two or
+    three short words in capitals ("A MART", "MR DIY")."""
+    if _BRAND.fullmatch(value) or _SHORT_CAPS.fullmatch(value) or BRAND_NUMBER.fullmatch(value):
         return True
     suffix = legal_suffix(value)
     if suffix is None or value[suffix.end():].strip(" .,"):
