@@ -9,6 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pypdf
 import pytest
 from PIL import Image
 
@@ -382,3 +383,34 @@ def test_images_needing_conversion_are_not_passed_as_is() -> None:
     assert ImagePages(big.getvalue(), CFG).native_file() is None  # 600 dpi: reduced first
     assert ImagePages(_encoded("RGBA", "PNG"), CFG).native_file() is None
     assert ImagePages(dm.make_tiff([["a"], ["b"]], dpi=30), CFG).native_file() is None
+
+
+def _word_by_word(rows: list[tuple[float, str]]) -> bytes:
+    """A PDF whose producer placed every word on its own, as some report engines do."""
+    words = []
+    for y, row in rows:
+        x = 20.0
+        for word in row.split():
+            words.append(dm.TextAt(x, y, word, 10))
+            x += 2.2 * len(word) + 2.5
+    return dm.make_pdf(words)
+
+
+def test_a_text_layer_written_word_by_word_is_read_in_rows() -> None:
+    rows = [(20, "TECNATIVA SOLUCIONES"), (26, "Calle Mayor 12"), (32, "28013 Madrid"),
+            (44, "FACTURA"), (50, "Factura número INV/2024/00005"), (56, "Fecha 05/07/2024"),
+            (68, "Cliente: Anita Oliver"), (74, "4557 De Silva St"), (80, "Fremont CA 94538")]
+    rows += [(92 + 6 * i, f"Artículo de oficina número {i} 5 1.20 6.00") for i in range(12)]
+    data = _word_by_word(rows)
+    plain = pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    assert sum(1 for line in plain.splitlines() if " " not in line.strip()) > 50  # the case
+    text = " ".join(open_text(data, EngineConfig()).page(0).split(" "))
+    rows_read = [" ".join(line.split()) for line in text.splitlines()]
+    assert "Factura número INV/2024/00005" in rows_read and "TECNATIVA SOLUCIONES" in rows_read
+
+
+def test_an_ordinary_text_layer_is_not_read_again() -> None:
+    from renamerd.engine.readers.pdf import PdfPages
+
+    assert not PdfPages.words_apart("ACME Ltd\nInvoice 5\nTotal 12.00\n" * 20)
+    assert PdfPages.words_apart("ACME\nLtd\nInvoice\n5\nTotal\n12.00\n" * 10)

@@ -119,6 +119,8 @@ class DocumentText:
             return source.text(index)
         if isinstance(source, PdfPages):
             layer = self._clip(source.text(index))
+            if source.words_apart(layer):
+                layer = self._clip(source.rows_text(index))
             if not self._ocr_allowed() or not source.may_be_stamped_scan(layer):
                 return layer
             if not source.needs_ocr(layer) and (

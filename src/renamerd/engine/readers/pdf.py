@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -44,6 +45,9 @@ MIN_TEXT_CHARS = 20
 #: a page with fewer letters/digits than this *and* a page-sized image is a scan with a stamp
 #: (a DMS header, "received" note, page number) on top: its image is OCR'd as well
 STAMP_TEXT_CHARS = 200
+#: a text layer of at least this many lines, this share of them a single word, was written one
+#: word at a time (each word placed on its own): it is read again in visual order
+WORDS_APART_LINES, WORDS_APART_SHARE = 30, 0.7
 #: pixels from which an image counts as a page scan (A4 at about 120 dpi)
 SCAN_MIN_PIXELS = 1_400_000
 #: characters pypdf may produce per byte of page content, on average over the page's limit
@@ -215,6 +219,22 @@ class PdfPages:
                 "in all")
         return cost
 
+    def rows_text(self, index: int) -> str:
+        """Text layer of page `index` in visual order (`layout_text`), a wide gap between two
+        parts of a row written " | " as OCR writes a column break. Same limits and errors."""
+        return _WIDE_GAP.sub(" | ", self.layout_text(index))
+
+    @staticmethod
+    def words_apart(text: str) -> bool:
+        """True when a text layer holds one word a line (WORDS_APART_*): its producer placed
+        each word on its own, and pypdf's plain reading loses the rows."""
+        lines = text.split("\n", WORDS_APART_LINES * 10)[:WORDS_APART_LINES * 10]
+        lines = [line for line in lines if line.strip()]
+        if len(lines) < WORDS_APART_LINES:
+            return False
+        single = sum(1 for line in lines if " " not in line.strip())
+        return single >= WORDS_APART_SHARE * len(lines)
+
     @staticmethod
     def needs_ocr(text: str) -> bool:
         """True when a text layer is too thin to be the page's real text."""
@@ -268,6 +288,9 @@ class PdfPages:
         if turn is not None:  # (a transpose: a copy, but no resampling)
             return img.transpose(turn)
         return img.rotate(-rotation, expand=True) if rotation else img
+
+
+_WIDE_GAP = re.compile(r" {8,}")
 
 
 def _alnum_below(text: str, limit: int) -> bool:
