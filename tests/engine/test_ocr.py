@@ -293,3 +293,16 @@ def test_a_line_on_the_cut_between_two_bands_is_kept_once(
     monkeypatch.setattr(rapid, "BAND_PIXELS", 200 * 100)
     quads, cut = rapid._detect_across(None, Image.new("L", (100, 400), 255))
     assert len(quads) == 1 and cut == 0
+
+
+@pytest.mark.slow
+def test_a_till_roll_whose_pp_ocr_reading_shows_no_date_gets_tesseracts_date_lines(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    page = dm.render_page(RECEIPT, dpi=200).crop((0, 0, 700, 1300))
+    dated = OcrReading("DATE: 04/12/2017 10:43", "eng", 90.0, 20, 0, 20.0)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: dated)
+    undated = OcrPage([OcrLine("99 SPEED MART S/B LOT 12 JALAN KLANG TOTAL RM 2.50 CASH",
+                               (0, 0, 600, 30), 0.97)], 700, 1300, "rapidocr")
+    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: undated)
+    text = OcrReader(EngineConfig()).read(PageImage(lambda: page))
+    assert text.startswith("99 SPEED MART") and "DATE: 04/12/2017 10:43" in text

@@ -12,7 +12,8 @@
   height tesseract measured, and its text is used unless tesseract's scored better; a date
   only tesseract saw is added. Receipts go to PP-OCR too (three point-of-sale cues in
   tesseract's text), and a page shaped like a till roll (short side under 0.6 of the long one)
-  is read by PP-OCR first, tesseract only where PP-OCR's reading is weak: on real receipts
+  is read by PP-OCR first, tesseract only where PP-OCR's reading is weak or shows no date
+  (then only tesseract's date lines are added): on real receipts
   PP-OCR's text holds the shop's name and the date far more often (docs/engine-ocr.md).
   Without PP-OCR installed, tesseract's closer readings as in
   "tesseract". The measurements behind this are in docs/engine-ocr.md.
@@ -130,11 +131,14 @@ class OcrReader:
 
     def _pp_ocr_first(self, session: OcrSession, page: PageImage) -> str:
         """A receipt-shaped page: PP-OCR's reading, unless it is weak and tesseract's scores
-        better."""
+        better; a first page whose confident PP-OCR reading shows no date gets the date lines
+        of one tesseract pass."""
         reading = _pp_ocr(page)
         if reading.confidence >= AUTO_RAPID_CONFIDENCE and reading.characters >= 40:
             self.backends_used.append("rapidocr")
-            return reading.text
+            if self._pages_read > 1 or date_lines(reading.text):
+                return reading.text
+            return with_date_lines(reading.text, session.read(page).text)
         first = session.read(page)
         if reading.score() >= _tesseract_score(first):
             self.backends_used.append("rapidocr")
