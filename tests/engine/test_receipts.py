@@ -346,7 +346,7 @@ def test_eight_digits_are_no_date_beside_a_printed_one_or_when_no_date(text: str
     assert extract([text]).values.get("date") == date
 
 
-@pytest.mark.parametrize("word", ["CASH", "ROUNDING", "Rückgeld", "TOTAL", "CHANGE", "CODE"])
+@pytest.mark.parametrize("word", ["CASH", "ROUNDING", "Rückgeld", "TOTAL", "CHANGE", "CODE", "DISC"])
 def test_a_till_slips_word_alone_is_no_name(word: str) -> None:
     # the shop's name printed as a logo that OCR could not read: nothing is better than this
     text = f"uspsel | shat\n{word}\nRM 6.60\nDate: 04/12/2017\n"

@@ -153,7 +153,9 @@ def never_names() -> frozenset[str]:
     words = {fold(h) for h in common()["table_headers"]}
     words.update(fold(b) for b in common()["banners"])
     words.update(fold(c) for c in common()["pos_cues"])
-    words.update(("total", "subtotal", "sub-total", "sub total", "grand total", "balance"))
+    words.update(("total", "subtotal", "sub-total", "sub total", "grand total", "balance", "disc",
+                  "gst", "sst", "nett", "nett total", "net total", "total amount", "amount due",
+                  "service charge"))
     for code in _PLACE_LOCALES:
         words.update(fold(name) for name in Locale.parse(code).territories.values())
     return frozenset(words)
