@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
-from renamerd.engine.lexicon import alternation, common, fold
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 _RX0 = re.compile(r"[^\W\d_]{3,}")
 _FIVE_LETTERS = re.compile(r"[^\W\d_]{5}")
@@ -145,7 +145,8 @@ _PLACE_LOCALES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv", "da", "n
 def never_names() -> frozenset[str]:
     """Folded texts that are never a sender's name on their own: a table's column heading
     ("Description", "Menge", "Montant"), a copy's banner ("DUPLICATE", "*** COPY ***",
-    "Kundenbeleg"), a till slip's word ("CASH", "ROUNDING", "Rückgeld", "Total") or a
+    "Kundenbeleg"), a till slip's word ("CASH", "ROUNDING", "Rückgeld", "DISC"), a total's
+    label in any lexicon language ("Total", "Gesamtbetrag") or a
     country's name in any lexicon language ("United States", "Deutschland", CLDR's territory
     names through babel)."""
     from babel import Locale
@@ -153,9 +154,8 @@ def never_names() -> frozenset[str]:
     words = {fold(h) for h in common()["table_headers"]}
     words.update(fold(b) for b in common()["banners"])
     words.update(fold(c) for c in common()["pos_cues"])
-    words.update(("total", "subtotal", "sub-total", "sub total", "grand total", "balance", "disc",
-                  "gst", "sst", "nett", "nett total", "net total", "total amount", "amount due",
-                  "service charge"))
+    words.update(fold(w) for w in common()["till_words"])
+    words.update(fold(t) for code in LANGUAGES for t in load(code)["labels"]["total"])
     for code in _PLACE_LOCALES:
         words.update(fold(name) for name in Locale.parse(code).territories.values())
     return frozenset(words)
