@@ -32,22 +32,6 @@ GREETING = re.compile(r"^(?:hello|hi|dear|bonjour|bonsoir|hallo|guten tag|sehr g
                       r"olá|prezado|merhaba|hei|moi|welcome|selamat datang|willkommen|bienvenue|"
                       r"bienvenido|benvenuto|welkom|välkommen|velkommen|tervetuloa|witamy|"
                       r"vítejte|hoş geldiniz|bem-vindo)\b", re.I)
-#: the label of a person on either side ("Your reference", "Ihr Zeichen", "Vår referens",
-#: "Ansprechpartner", "Contact person"): what follows is a person's name, never the issuer
-_CONTACT_LABELS = (
-    "your ref", "your reference", "our ref", "our reference", "contact person", "ihr zeichen",
-    "unser zeichen", "ihre referenz", "unsere referenz", "ansprechpartner", "ansprechpartnerin",
-    "sachbearbeiter", "sachbearbeiterin", "bearbeiter", "votre référence", "notre référence",
-    "interlocuteur", "interlocutrice", "su referencia", "nuestra referencia",
-    "persona de contacto", "vs riferimento", "vs. riferimento", "ns riferimento",
-    "ns. riferimento", "referente", "uw referentie", "onze referentie", "uw kenmerk",
-    "ons kenmerk", "contactpersoon", "er referens", "vår referens", "kontaktperson",
-    "deres reference", "vores reference", "deres referanse", "vår referanse", "viitteenne",
-    "viitteemme", "yhteyshenkilö", "osoba kontaktowa", "kontaktní osoba", "vyřizuje",
-    "sua referência", "nossa referência", "pessoa de contacto", "ilgili kişi")
-#: a part of every label above (folded): the labels are looked for only where one is found
-_CONTACT_HINTS = ("ref", "rif", "zeichen", "contact", "kontakt", "ansprech", "bearbeit",
-                  "interlocut", "kenmerk", "viittee", "yhteyshenk", "vyrizuje", "ilgili")
 _CONTACT_END = re.compile(r"\s[|·•]\s|\s{3,}|\t|,|$")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 #: words of a sentence addressed to the reader, never of a name: "YOUR GUEST NUMBER IS",
@@ -115,17 +99,23 @@ def legal_named(doc: Doc, skip: set[int]) -> set[int]:
 
 
 @functools.cache
-def _contact() -> re.Pattern[str]:
-    return re.compile(alternation(set(_CONTACT_LABELS)) + r"\s*[:：.]?\s*")
+def _contact() -> tuple[re.Pattern[str], frozenset[str]]:
+    """The label of a person on either side ("Your reference", "Ihr Zeichen", "Vår referens",
+    "Ansprechpartner": the lexicons' "contact" labels, of every language), and the longest
+    word of each label (folded): the pattern is run only on text holding one of them."""
+    phrases = {fold(p) for code in LANGUAGES for p in load(code)["labels"].get("contact", [])}
+    hints = frozenset(max(p.split(), key=len) for p in phrases)
+    return re.compile(alternation(phrases) + r"\s*[:：.]?\s*"), hints
 
 
 def contact_persons(doc: Doc) -> list[str]:
     """The names after a contact person's or a reference's label ("Er referens: Anna
     Svensson"), on its line or, after a label alone, on the next."""
     out: list[str] = []
-    if not any(hint in doc.folded for hint in _CONTACT_HINTS):
+    pattern, hints = _contact()
+    if not any(hint in doc.folded for hint in hints):
         return out
-    for m in _contact().finditer(doc.folded):
+    for m in pattern.finditer(doc.folded):
         line = doc.line_at(m.start())
         rest = doc.text[m.end():line.start + len(line.text)]
         if not rest.strip() and line.index + 1 < len(doc.lines):
