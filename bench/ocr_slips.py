@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from renamerd.engine import extract_text_fields, page_text  # noqa: E402
-from renamerd.engine.evaluation import field_matches, issuer_matches  # noqa: E402
+from renamerd.engine.evaluation import truth_matches  # noqa: E402
 from renamerd.engine.text import open_text  # noqa: E402
 from renamerd.engine.types import EngineConfig  # noqa: E402
 
@@ -69,13 +69,6 @@ def with_slips(text: str, rate: float, rnd: random.Random) -> str:
     return "".join(out)
 
 
-def right(field: str, predicted: object, truth: dict[str, object]) -> bool:
-    if field_matches(field, predicted, truth[field]):
-        return True
-    return field == "issuer" and any(issuer_matches(str(predicted or ""), str(other))
-                                     for other in truth.get("issuer_alternatives") or ())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
@@ -108,7 +101,7 @@ def measure(texts: dict[str, list[str]], truth: dict[str, dict[str, object]],
             values = extract_text_fields(change(name, pages, seed)).values
             for f in FIELDS:
                 if truth[name].get(f) not in (None, ""):
-                    counts[f][0] += right(f, values.get(f), truth[name])
+                    counts[f][0] += truth_matches(f, values.get(f), truth[name])
                     counts[f][1] += 1
     return "  ".join(f"{f} {ok / n:.3f}" for f, (ok, n) in counts.items() if n)
 

@@ -26,7 +26,7 @@ from PIL import Image, ImageEnhance, ImageFilter
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from renamerd.engine.evaluation import field_matches, issuer_matches  # noqa: E402
+from renamerd.engine.evaluation import truth_matches  # noqa: E402
 
 FIELDS = ("date", "issuer", "document_type")
 
@@ -67,15 +67,8 @@ VARIANTS: dict[str, Callable[[Image.Image], Image.Image]] = {
 
 
 def score(predicted: dict[str, Any], expected: dict[str, Any]) -> dict[str, bool]:
-    right = {}
-    for f in FIELDS:
-        if expected.get(f) in (None, ""):
-            continue
-        right[f] = field_matches(f, predicted.get(f), expected[f])
-        if f == "issuer" and not right[f]:
-            right[f] = any(issuer_matches(predicted.get(f), str(o))
-                           for o in expected.get("issuer_alternatives", ()))
-    return right
+    return {f: truth_matches(f, predicted.get(f), expected) for f in FIELDS
+            if expected.get(f) not in (None, "")}
 
 
 def run_one(path: str, variant: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from renamerd.engine import extract_text_fields  # noqa: E402
-from renamerd.engine.evaluation import issuer_matches  # noqa: E402
+from renamerd.engine.evaluation import truth_matches  # noqa: E402
 
 #: (set, name, text, date, issuer, invoice number or None, document type)
 PROBES: list[tuple[str, str, str, str, str, str | None, str]] = []
@@ -655,11 +655,10 @@ def main() -> None:
         right = dict.fromkeys(fields, 0)
         for _set_name, name, text, date, issuer, number, dtype in probes:
             got = extract_text_fields([text]).values
-            ok = {"date": str(got.get("date")) == date,
-                  "issuer": issuer_matches(got.get("issuer"), issuer),
-                  "invoice_number": number is None or str(got.get("invoice_number") or "")
-                  .replace(" ", "") == number.replace(" ", ""),
-                  "document_type": got.get("document_type") == dtype}
+            expected = {"date": date, "issuer": issuer, "invoice_number": number,
+                        "document_type": dtype}
+            ok = {f: expected[f] is None or truth_matches(f, got.get(f), expected)
+                  for f in fields}
             for f in fields:
                 right[f] += ok[f]
             if args.show_errors and not all(ok.values()):
