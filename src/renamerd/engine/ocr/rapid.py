@@ -308,9 +308,9 @@ def _detect_across(engine: Any, page: Image.Image) -> tuple[list[Quad], int]:
         lower_cut = bottom - BAND_OVERLAP / 2 if bottom < page.height else float("inf")
         # (the band above's boxes reaching into this one: a line whose centre lies on the cut
         # may be kept by both, its box a pixel apart in each)
-        above = [q for q in quads if max(y for _x, y in q) > top]
+        above = [q for q in quads if _bounds(q)[3] > top]
         for quad in _detect_in(engine, page.crop((0, top, page.width, bottom)), top):
-            y0, y1 = min(y for _x, y in quad), max(y for _x, y in quad)
+            _x0, y0, _x1, y1 = _bounds(quad)
             if (top > 0 and y0 <= top + 1) or (bottom < page.height and y1 >= bottom - 1):
                 cut += 1
             elif upper_cut <= (y0 + y1) / 2 < lower_cut and not any(
@@ -321,12 +321,16 @@ def _detect_across(engine: Any, page: Image.Image) -> tuple[list[Quad], int]:
         top += rows - BAND_OVERLAP
 
 
+def _bounds(quad: Quad) -> tuple[float, float, float, float]:
+    """The upright box around `quad`: (left, top, right, bottom)."""
+    xs, ys = [x for x, _y in quad], [y for _x, y in quad]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
 def _same_box(a: Quad, b: Quad) -> bool:
     """The boxes around `a` and `b` overlap by more than half of their union."""
-    ax0, ay0 = min(x for x, _y in a), min(y for _x, y in a)
-    ax1, ay1 = max(x for x, _y in a), max(y for _x, y in a)
-    bx0, by0 = min(x for x, _y in b), min(y for _x, y in b)
-    bx1, by1 = max(x for x, _y in b), max(y for _x, y in b)
+    ax0, ay0, ax1, ay1 = _bounds(a)
+    bx0, by0, bx1, by1 = _bounds(b)
     inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
     union = (ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter
     return union > 0 and inter > union / 2
@@ -371,12 +375,10 @@ def _as_array(image: Image.Image) -> Any:
     return np.repeat(grey[:, :, None], 3, axis=2)
 
 
-def _line(quad: Any, text: str, score: float) -> OcrLine:
-    xs = [float(p[0]) for p in quad]
-    ys = [float(p[1]) for p in quad]
+def _line(quad: Quad, text: str, score: float) -> OcrLine:
     (x0, y0), (x1, y1) = quad[0], quad[1]
-    angle = math.degrees(math.atan2(float(y1) - float(y0), float(x1) - float(x0)))
-    return OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), float(score), angle)
+    angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+    return OcrLine(text, _bounds(quad), float(score), angle)
 
 
 def _score(lines: list[OcrLine]) -> float:
