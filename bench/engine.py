@@ -1,6 +1,6 @@
 """Engine benchmark: the pipeline against the raw library calls, side by side, in one run.
 
-    .venv/bin/python bench/engine.py [--quick]
+    .venv/bin/python bench/engine.py [--quick] [--receipts DIR]
 
 (a) `renamerd.engine.rename()` on a one-page text PDF vs raw
     `pypdf.PdfReader(BytesIO(data)).pages[0].extract_text()`            (aim <= 1.3x)
@@ -14,6 +14,12 @@
     call: the kernel's peak RSS (VmHWM, reset after the warm-up) against the resident size
     before the call (which holds the document's bytes), and tracemalloc's peak (Python
     allocations only; PIL and tesseract allocate outside it).
+(d) `rename()` on receipt photos (every 5th of a labelled folder, 10th with --quick; by default
+    ../shared/corpus/sroie-dev, or `--receipts DIR`) vs one raw tesseract pass
+    (`OMP_THREAD_LIMIT=1`; issue 17's aim: a scan costs no more than one pass), and vs the raw
+    RapidOCR call the `auto` path wraps on a till roll (detection and recognition, one thread,
+    RapidOCR's own defaults otherwise). Per receipt interleaved; the median of the per-receipt
+    ratios is printed.
 
 Runs are interleaved (pipeline, raw, pipeline, raw, ...) so load on a shared machine hits both
 sides alike; medians are printed. (a) and (b) measure the steady state of a long-running process:
@@ -148,6 +154,55 @@ def bench_scan(runs: int) -> None:
          1.15)
 
 
+def bench_receipts(folder: Path, every: int) -> None:
+    import logging
+
+    import numpy as np
+    import pytesseract
+    from PIL import Image
+    from rapidocr import RapidOCR
+
+    from renamerd.engine import rename, warm_up
+    from renamerd.engine.types import RenameOptions
+
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    files = files[::every]
+    if not files:
+        print(f"(d) receipts: no images in {folder}: skipped")
+        return
+    warm_up()
+    raw_ocr = RapidOCR(params={"Global.log_level": "error",
+                               "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                               "EngineConfig.onnxruntime.inter_op_num_threads": 1})
+    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    print(f"(d) {len(files)} receipt photos of {folder} (every {every}th), one run each, "
+          "interleaved")
+    ours, tess, pp = [], [], []
+    for i, path in enumerate(files):
+        data = path.read_bytes()
+        if i == 0:  # warm-up: models, caches
+            rename(data, path.name, RenameOptions())
+            raw_ocr(np.asarray(Image.open(path).convert("RGB")))
+        t = time.perf_counter()
+        rename(data, path.name, RenameOptions())
+        ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        pytesseract.image_to_string(Image.open(io.BytesIO(data)))
+        tess.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        raw_ocr(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
+        pp.append(time.perf_counter() - t)
+    med = statistics.median
+    print(f"  rename() {med(ours) * 1000:7.0f} ms, raw tesseract {med(tess) * 1000:6.0f} ms, "
+          f"raw RapidOCR {med(pp) * 1000:6.0f} ms (medians)")
+    versus_tess = med([a / b for a, b in zip(ours, tess, strict=True)])
+    mark = "ok" if versus_tess <= 1.0 else "OVER AIM"
+    print(f"  rename() vs one raw tesseract pass: {versus_tess:4.2f}x (aim <= 1.0x: {mark})")
+    print(f"  rename() vs raw RapidOCR:           "
+          f"{med([a / b for a, b in zip(ours, pp, strict=True)]):4.2f}x")
+
+
 def make_big(kind: str, size: int = 25 * 1024 * 1024 - 64 * 1024) -> bytes:
     """A document just under 25 MiB: the invoice first, then incompressible images."""
     noise = os.urandom
@@ -261,6 +316,13 @@ def main() -> None:
     quick = "--quick" in sys.argv
     bench_text_pdf(30 if quick else 100)
     bench_scan(3 if quick else 9)
+    receipts = ROOT.parent / "shared" / "corpus" / "sroie-dev"
+    if "--receipts" in sys.argv:
+        receipts = Path(sys.argv[sys.argv.index("--receipts") + 1])
+    if receipts.is_dir():
+        bench_receipts(receipts, 10 if quick else 5)
+    else:
+        print(f"(d) receipts: {receipts} not found: skipped (--receipts DIR)")
     bench_memory()
 
 
