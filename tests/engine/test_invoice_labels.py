@@ -384,6 +384,14 @@ def test_a_portuguese_series_and_number_are_the_invoice_number(title: str, numbe
     assert values(text)["invoice_number"] == number
 
 
+def test_a_polish_series_with_its_parts_is_the_invoice_number() -> None:
+    # the branch's "Stacja Paliw Nr 4445" below is weaker than the invoice's own label
+    text = ("Faktura nr: F 1234K20/1234/12          Data wystawienia: 2021-01-01\n"
+            "Sprzedawca: Hurtownia Volt Sp. z o.o.\nNIP: 781-123-45-67\n"
+            "Stacja Paliw Nr 4445\nNależność ogółem: 316,83 PLN\n")
+    assert values(text)["invoice_number"] == "F 1234K20/1234/12"
+
+
 def test_a_word_in_capitals_before_a_date_is_no_series() -> None:
     text = "ACME Ltd\nINVOICE DUE 12/03/2024\nInvoice no: A-17\nTotal 5.00"
     assert values(text)["invoice_number"] == "A-17"
@@ -436,3 +444,48 @@ def test_a_spanish_simplified_invoice_number_and_a_dutch_nota() -> None:
             "Notadatum: 2 februari 2024\nTotaal te betalen € 245,60\n")
     got = values(nota)
     assert got["invoice_number"] == "40012345678" and got["document_type"] == "invoice"
+
+
+def test_a_specific_number_label_beats_the_title_word_beside_a_code() -> None:
+    # a text layer without line breaks: "Rechnung" opens it, a form's code beside it
+    text = ("Rechnung LU-BIO-04 Nordlicht Handel GmbH - Marktweg 3, 80807 München "
+            "Rechnungsdatum 27 Dezember 2023 Rechnungsnummer DE37ST38DAEUI Zahlbetrag 638,49 €")
+    assert values(text)["invoice_number"] == "DE37ST38DAEUI"
+
+
+def test_the_title_word_alone_still_gives_the_number() -> None:
+    assert values("Nordlicht Handel GmbH\nRechnung 2024-0117\nDatum: 03.05.2024\n"
+                  "Gesamtbetrag 12,00 €")["invoice_number"] == "2024-0117"
+
+
+@pytest.mark.parametrize(("sender", "issuer"), [
+    ("congstar Kundenservice • Postfach 1165 • 61466 Kronberg", "congstar"),
+    ("Stadtwerke Lindau GmbH - Kundenservice", "Stadtwerke Lindau GmbH"),
+    ("Northwind Energy Ltd Customer Service", "Northwind Energy Ltd"),
+])
+def test_a_department_after_the_sender_is_no_part_of_its_name(sender: str, issuer: str) -> None:
+    text = (f"{sender}\nMax Muster\nMusterweg 1\n12345 Musterstadt\nRechnungsdatum 18.03.2025\n"
+            "Rechnungsnummer 7580000000\nRechnung für Februar 2025\nZu zahlender Betrag: 20,00 €")
+    assert values(text)["issuer"] == issuer
+
+
+def test_a_browsers_print_stamp_is_not_the_documents_date() -> None:
+    text = ("7/30/26, 11:02 AM Medium\nInvoice 930d0222020d\nPaid on 06/10/26 · Status: Paid\n"
+            "From To\nA Medium Corporation Example d.o.o.\nTotal $5.00 USD\n"
+            "https://medium.com/me/receipts/930d0222020d 1/1")
+    assert values(text)["date"] == "2026-06-10"
+
+
+def test_a_time_after_a_date_inside_the_page_is_no_print_stamp() -> None:
+    text = ("ACME Ltd\n25/03/2024, 10:22 Till 3\nTotal 5.00\nOffer ends 30/04/2024\n"
+            "Thank you")
+    assert values(text)["date"] == "2024-03-25"
+
+
+def test_an_order_summary_is_an_order_and_no_name() -> None:
+    text = ("Order Summary\nOrder placed 1 December 2025 Order No. 304-3794232-9113914\n"
+            "Payment method Order Summary\nItem(s) Subtotal: €35.28\nGrand Total: €41.98\n"
+            "USB Microphone for Podcast Studio\nSold by: Nordlicht Handel GmbH")
+    found = values(text)
+    assert found["document_type"] == "order_confirmation"
+    assert found["issuer"] == "Nordlicht Handel GmbH"

@@ -24,8 +24,8 @@ _VALUE = re.compile(
     # "1 24 0005 0001201345"), first
     r"\d{1,6}(?: \d{2,12}){1,4}(?![\w.,/:-])"
     # a document series and its number, as Portugal's certified invoicing writes them
-    # ("FT 2024/1532", "FR A1/87")
-    r"|[A-Z]{1,3} [A-Z0-9]{1,10}/\d{1,10}(?![\w/])"
+    # ("FT 2024/1532", "FR A1/87"), and Polish invoicing ("F 1234K20/1234/12")
+    r"|[A-Z]{1,3} [A-Z0-9]{1,10}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
@@ -51,6 +51,10 @@ _AMOUNT = re.compile(
 )
 _DECIMALS = re.compile(r"[.,]\d{2}$")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+#: the most a label that is also a document's title scores (a specific label scores 5)
+TITLE_SCORE = 4.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,22 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
     return pattern, strong, weak
 
 
+@functools.cache
+def _title_labels(language: str) -> frozenset[str]:
+    """The number labels that are a document's title word, which longer labels extend
+    ("Rechnung" of "Rechnungsnummer", "Invoice" of "Invoice number"): "Rechnung LU-BIO-04" may
+    be a heading beside a code; "Rechnungsnummer DE37ST38" says what follows."""
+    types: set[str] = set()
+    labels: set[str] = set()
+    for lang in dict.fromkeys((language, "en", *kin(language))):
+        table = load(lang)
+        for phrases in table["types"].values():
+            types.update(fold(p.lstrip("^")) for p in phrases)
+        labels.update(fold(p) for p in table["labels"]["invoice_number"])
+    return frozenset(label for label in labels & types if " " not in label
+                     and any(other != label and other.startswith(label) for other in labels))
+
+
 def invoice_number_label_at_end(text: str, language: str) -> bool:
     """`text` (folded) ends with a specific invoice-number label and a value after it
     ("facture n° 562044387 ", "invoice no. a-17 "). Pure."""
@@ -108,6 +128,7 @@ def _house_number(folded: str) -> bool:
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
     pattern, strong, weak = _number_labels(language)
+    titles = _title_labels(language)
     out: list[NumberCandidate] = []
     for line in doc.lines:
         for m in pattern.finditer(line.folded):
@@ -132,6 +153,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if len(value) < 3 and not value.isdigit():
                 continue
             score = 5.0 if label in strong else 2.5
+            if label in titles:
+                score = min(score, TITLE_SCORE)
             if source_line is not line:
                 score -= 1.0
             score -= 0.3 * min(line.index, 10) / 10
