@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.columns import pair_header_rows, pair_label_columns
+from renamerd.engine.fields.glued import rejoined, unglued
 from renamerd.engine.lexicon import fold
 
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
@@ -54,8 +55,10 @@ class Doc:
         page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
             page = _SPACES.sub(" ", plain_text(page))  # (blank runs never hold a line break)
-            rows = [clean for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n")
-                     if (clean := raw.strip())]
+            rows = [unglued(clean)
+                    for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n")
+                    if (clean := raw.strip())]
+            rows = rejoined(rows)  # a slash-joined label broken over two lines
             rows = pair_label_columns(rows)  # labels and values drawn as two columns
             rows = pair_header_rows(rows)  # a row of labels over a row of values
             parts.extend(rows)

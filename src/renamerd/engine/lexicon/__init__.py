@@ -120,11 +120,13 @@ _UNSPACED = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf"
                        "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def alternation(phrases: list[str] | set[str], exact: bool = False) -> str:
+def alternation(phrases: list[str] | set[str], exact: bool = False,
+                then: str = r"(?!\w)") -> str:
     """One regex matching any of the phrases as whole words, longest match preferred.
 
     Built as a trie (shared prefixes factored out), so matching costs about the length of the
-    text, not the number of phrases. `exact`: match the phrases as given (no folding).
+    text, not the number of phrases. `exact`: match the phrases as given (no folding). `then`:
+    what must follow a phrase (by default: no letter or digit, the end of a word).
     Phrases in Chinese, Japanese or Korean script match inside longer runs of text too (those
     scripts put no blank between words).
     """
@@ -132,7 +134,7 @@ def alternation(phrases: list[str] | set[str], exact: bool = False) -> str:
     if not uniq:
         return r"(?!x)x"
     spaced = {p for p in uniq if not (_UNSPACED.match(p[0]) or _UNSPACED.match(p[-1]))}
-    source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + r")(?!\w)" if spaced else ""
+    source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + ")" + then if spaced else ""
     if len(spaced) < len(uniq):
         # (the lookahead on their first characters is implied by the trie; without it, `re`
         # compares each offset of the text with every first character, hundreds of them)
