@@ -30,6 +30,10 @@ LABEL_WEIGHTS = {
     "issue_date": 6.0, "date": 2.5, "due_date": -5.0, "delivery_date": -4.0,
     "birth_date": -8.0, "period": -3.0,
 }
+#: what a browser's print header or footer costs a date: the time the page was printed
+PRINT_STAMP = 4.0
+#: the time after a date that opens a browser's print header ("7/30/26, 11:02 AM Medium")
+_STAMP_TIME = re.compile(r",\s*\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?:\s|$)")
 _GAP = re.compile(r"^[\s:.#\-|/()=]*$")
 _RANGE_AFTER = re.compile(
     r"^\s*(?:-|–|to|till|until|bis|au|al|a|do|til|till|tot|ile|–|~)\s*\d", re.IGNORECASE
@@ -480,6 +484,16 @@ def _kind_of(label: str, kinds: dict[str, str]) -> str:
     return kinds.get(_RX2.sub(" ", label), "date")
 
 
+def _print_stamp(doc: Doc, line: Line, after: str) -> bool:
+    """A date at the start of `line` (`after`: the folded text following it) is a browser's
+    print stamp: a date, a comma and a time, on a page's first or last line."""
+    if not _STAMP_TIME.match(after):
+        return False
+    i = line.index
+    return (i == 0 or doc.lines[i - 1].page != line.page
+            or i + 1 == len(doc.lines) or doc.lines[i + 1].page != line.page)
+
+
 def best_date(
     doc: Doc, language: str, day_first: bool, order_known: bool = True
 ) -> tuple[list[DateCandidate], float]:
@@ -509,6 +523,8 @@ def best_date(
             score -= 2.5
         if c.value > today:
             score -= 1.0
+        if c.start == c.line.start and _print_stamp(doc, c.line, after):
+            score -= PRINT_STAMP
         if c.line.page > 1:
             score -= 0.5
         scored.append(DateCandidate(c.value, c.start, c.end, c.line, c.raw, c.ambiguous,

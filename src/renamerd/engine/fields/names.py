@@ -227,6 +227,21 @@ def clean_name(value: str) -> str:
     return value[:100].strip()
 
 
+@functools.cache
+def _department_at_end() -> re.Pattern[str]:
+    return re.compile(r"[ ,·|•–-]*(?:" + alternation(common()["departments"]) + r")[ .]*$")
+
+
+def without_department(value: str) -> str:
+    """`value` without a department written after the name, as a return address or a sender
+    line shows it ("congstar Kundenservice" -> "congstar", "ACME Ltd - Customer Service");
+    `value` itself when nothing else is left. Pure."""
+    found = _department_at_end().search(fold(value))
+    if found is None or found.start() < 2:
+        return value
+    return value[:found.start()]
+
+
 def strip_debris(value: str) -> str:
     """`value` without OCR debris at its end when it is written in capitals: specks beside a
     letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
