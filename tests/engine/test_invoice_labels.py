@@ -489,3 +489,15 @@ def test_an_order_summary_is_an_order_and_no_name() -> None:
     found = values(text)
     assert found["document_type"] == "order_confirmation"
     assert found["issuer"] == "Nordlicht Handel GmbH"
+
+
+def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
+    text = ("REWE Markt GmbH\nDomstr. 20, 50668 Köln\nUID Nr.: DE812706034\nBACKMISCHUNG 1,99 B\n"
+            "SUMME EUR 1,99\nGeg. BAR EUR 5,00\nPAYBACK Karten-Nr.: #########1234\n"
+            "01.01.2022 12:34 Bon-Nr.:2345")
+    assert values(text)["invoice_number"] == "2345"
+
+
+def test_a_known_label_written_with_a_hyphen_is_still_known() -> None:
+    text = "Muster GmbH\nLieferschein-Nr 5\nRechnungsdatum: 16.09.2013\nSumme 10,00 €"
+    assert values(text)["invoice_number"] == "5"

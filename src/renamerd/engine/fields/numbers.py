@@ -50,6 +50,7 @@ _AMOUNT = re.compile(
     re.I,
 )
 _DECIMALS = re.compile(r"[.,]\d{2}$")
+_WORD_BEFORE = re.compile(r"[^\W\d_]+$")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -137,6 +138,11 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 continue
             if label in weak and _house_number(line.folded):
                 continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
+            if label in weak and line.folded[m.start() - 1:m.start()] == "-":
+                # "Karten-Nr.", "UID-Nr.": the word before says which number it is
+                word = _WORD_BEFORE.search(line.folded, 0, m.start() - 1)
+                if word is None or f"{word.group(0)} {label}" not in strong | weak:
+                    continue
             # (matched in place: slicing the rest of the line for every label is quadratic)
             gap_m = _NUMBER_GAP.match(line.text, m.end())
             offset = gap_m.end() if gap_m else m.end()
