@@ -645,6 +645,99 @@ TOTAL | 10.50
 """, "2018-02-11", "BAKE WITH YEN SDN BHD", None, "receipt")
 
 
+_set = "text layers"
+# (as PDF text layers and browsers give page texts: labels run into values, a label split at
+# its slash, a print header, a text without line breaks)
+probe("marketplace labels run in", """Rechnung
+Verkauft von Lindqvist Audio GmbH
+USt-IDNr. DE298765431
+Gesamtpreis212,40 €
+Rechnungsdetails
+Bestelldatum03 März 2025
+Bestellnummer028-5512093-1184420
+Rechnungsdatum
+/Lieferdatum05 März 2025
+RechnungsnummerDE5KQ7TR2AEUI
+Zahlbetrag212,40 €
+Lieferadresse
+Jana Becker
+Lindenallee 4
+50667 Köln
+Beschreibung | Menge | Stückpreis
+Studiokopfhörer | 1 | 178,49 € | 19% | 212,40 €
+""", "2025-03-05", "Lindqvist Audio GmbH", "DE5KQ7TR2AEUI")
+
+probe("browser print of a web receipt", """3/14/25, 9:41 PM Lumen Notes
+Receipt #2291-4410
+Date paid March 12, 2025
+Lumen Notes Inc.
+548 Market Street, San Francisco, CA 94104
+Bill to
+sam.taylor@example.com
+Description | Qty | Amount
+Lumen Pro (Mar 12 - Apr 12, 2025) | 1 | $8.00
+Total $8.00
+Amount paid $8.00
+https://billing.lumennotes.app/receipts/2291-4410 1/1
+""", "2025-03-12", "Lumen Notes Inc.", "2291-4410", "receipt")
+
+probe("telecom letter, department on the sender line", """funkwelt Kundenservice • Postfach 2231 • 50412 Köln Kundennummer 4410023381
+Rechnungsdatum 04.02.2025
+Rechnungsnummer 9913002214
+Seite 1 von 2
+Lena Wolf
+Gartenweg 9
+04109 Leipzig
+Rechnung für Januar 2025
+Zu zahlender Betrag: 14,99 €
+Dein Vertrag: funkwelt Allnet S
+Leistungen funkwelt 14,99 €
+Viele Grüße
+Dein funkwelt Team
+funkwelt ist eine Marke der Nordnetz Telekommunikation GmbH
+""", "2025-02-04", "funkwelt", "9913002214")
+
+probe("order summary page", """Order Summary
+Order placed 9 February 2025 Order No. 171-2290431-5560012
+Payment method Order Summary
+Visa •••• 7731 Item(s) Subtotal: £24.99
+Postage & Packing: £0.00
+Grand Total: £24.99
+Ergonomic Laptop Stand, Aluminium
+Sold by: Halden Home Ltd
+""", "2025-02-09", "Halden Home Ltd", None, "order_confirmation")
+
+probe("supermarket e-receipt", """Frischmarkt Nord oHG
+Hafenstr. 12, 20459 Hamburg
+UID Nr.: DE301122334
+EUR
+BIO VOLLMILCH 1,19 B
+ROGGENBROT 2,49 B
+SUMME EUR 3,68
+Geg. EC-Cash EUR 3,68
+Steuer % Netto Steuer Brutto
+B= 7,0% 3,44 0,24 3,68
+TSE-Transaktion: 118223
+Bonus-Karten-Nr.: #########5521
+12.02.2025 18:22 Bon-Nr.:4471
+Vielen Dank für Ihren Einkauf
+""", "2025-02-12", "Frischmarkt Nord oHG", "4471", "receipt")
+
+probe("pl fuel station series", """Faktura nr: F 0456K21/0789/03                    Data wystawienia: 2025-01-17
+Sprzedawca: Paliwa Mazowsze S.A.
+NIP: 525-00-11-223
+Adres: Przemysłowa 4 05-800 Pruszków
+Paliwa Mazowsze S.A.
+Stacja Paliw Nr 112
+05-820 Piastów
+Nabywca: Biuro Rachunkowe Nowak Sp. z o.o.
+NIP: 5213344556
+Lp Nazwa towaru | Jm | Ilość | Cena brutto | Wartość brutto
+1 ON Diesel | l | 40,00 | 6,49 | 259,60
+Należność ogółem: 259,60 PLN
+""", "2025-01-17", "Paliwa Mazowsze S.A.", "F 0456K21/0789/03")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show-errors", action="store_true")

@@ -370,3 +370,22 @@ def test_a_brand_written_with_its_number_is_a_name_not_a_postcode() -> None:
     text = ("REMA 1000\nGrünerløkka\nThorvald Meyers gate 60, 0552 Oslo\nOrg.nr 987 654 321\n"
             "KVITTERING\nMELK | 21,90\nSUM | 36,80\nBANK | 36,80\nDato: 02.05.2024 Tid: 18:44\n")
     assert extract([text]).values["issuer"] == "REMA 1000"
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Frischmarkt Nord oHG\nHafenstr. 12, 20459 Hamburg\nROGGENBROT 2,49 B\nSUMME EUR 2,49\n"
+     "12.02.2025 18:22 Bon-Nr.:4471\nVielen Dank für Ihren Einkauf", "de"),
+    ("Boulangerie Martin\n12 rue de la Paix, 75002 Paris\nBaguette 1,20\nTOTAL 1,20 EUR\n"
+     "12/02/2025\nMerci pour votre achat", "fr"),
+])
+def test_a_shops_thanks_for_the_purchase_marks_a_receipt(text: str, language: str) -> None:
+    found = extract([text])
+    assert found.language == language
+    assert found.values["document_type"] == "receipt"
+
+
+def test_thanks_for_the_business_on_an_invoice_keeps_it_an_invoice() -> None:
+    # Norwegian invoices close with "Takk for handelen" (thanks for the trade)
+    text = ("Faktura\nLarsen Data ASA · Karl Johans gate 6 · 0102 Oslo\nFakturanummer 48374\n"
+            "Fakturadato 28. juni 2023\nÅ betale 2 719,07 kr\nTakk for handelen.")
+    assert extract([text]).values["document_type"] == "invoice"
