@@ -501,3 +501,34 @@ def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
 def test_a_known_label_written_with_a_hyphen_is_still_known() -> None:
     text = "Muster GmbH\nLieferschein-Nr 5\nRechnungsdatum: 16.09.2013\nSumme 10,00 €"
     assert values(text)["invoice_number"] == "5"
+
+
+def test_a_footers_copyright_notice_is_no_part_of_the_name() -> None:
+    text = ("Votre facture\nIDENTIFIANT APPLE jean@example.com\nDATE DE LA FACTURE\n26 oct. 2023\n"
+            "N° DE DOCUMENT: 194677656541\nTOTAL 0,99 €\n"
+            "Copyright © 2023 Nordlicht Distribution International Ltd. Tous droits réservés")
+    found = values(text)
+    assert found["issuer"] == "Nordlicht Distribution International Ltd."
+    assert found["invoice_number"] == "194677656541"  # not the day under the date's label
+    assert found["date"] == "2023-10-26"
+
+
+def test_a_number_after_a_star_is_read() -> None:
+    assert values("ACME Ltd\nInvoice\nDocument number: *1011-383\nDate: 09.08.2023\n"
+                  "Total 141.00")["invoice_number"] == "1011-383"
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Booking confirmation\nThank you for booking with Harbour Hostels Ltd\nArrival 10.08.2018",
+     "order_confirmation"),
+    ("ICS\nRekeningoverzicht\nVorig openstaand saldo 120,00\nNieuw openstaand saldo 80,00",
+     "bank_statement"),
+])
+def test_more_kinds_of_documents_are_named(text: str, kind: str) -> None:
+    assert values(text)["document_type"] == kind
+
+
+def test_a_czech_seller_label_names_the_issuer() -> None:
+    text = ("JÍZDENKA A MÍSTENKA\nProdejce: Železnice Morava, a.s.\nIČ: 70994226\n"
+            "Cestující: Jan Novák\nDatum vystavení: 08.08.2023\nCena 141 Kč")
+    assert values(text)["issuer"] == "Železnice Morava, a.s."

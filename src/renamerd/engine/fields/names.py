@@ -13,6 +13,10 @@ _RX0 = re.compile(r"[^\W\d_]{3,}")
 _FIVE_LETTERS = re.compile(r"[^\W\d_]{5}")
 _RX1 = re.compile(r"\s+")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od)\s*:\s*", re.I)
+#: a footer's copyright notice before the name ("Copyright © 2023 Apple Distribution
+#: International Ltd.", "© 2019-2024 ACME GmbH")
+_COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?\s*)?",
+                        re.I)
 
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
@@ -218,7 +222,7 @@ def short_name(value: str) -> bool:
 
 
 def clean_name(value: str) -> str:
-    label = _LABEL_PREFIX.match(value)
+    label = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
     if label:
         value = value[label.end():]
     if "  " in value or not value.isprintable():  # else its only blanks are single spaces

@@ -27,7 +27,7 @@ _VALUE = re.compile(
     # ("FT 2024/1532", "FR A1/87"), and Polish invoicing ("F 1234K20/1234/12")
     r"|[A-Z]{1,3} [A-Z0-9]{1,10}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
-_NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
+_NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 #: currency signs and codes written before an amount, and after it
 _CUR_BEFORE = (r"[€$£₺¥₹₩]|(?<![a-z])(?:r\$|us\$|s\$|hk\$|nt\$|rp\.?|rs\.?|rm|eur|usd|gbp|chf|pln|"
@@ -105,6 +105,22 @@ def _title_labels(language: str) -> frozenset[str]:
                      and any(other != label and other.startswith(label) for other in labels))
 
 
+@functools.cache
+def _date_labels(language: str) -> re.Pattern[str]:
+    """The date labels of `language` and English (some hold a number's label: "Date de la
+    facture" holds "facture", "Rechnung vom" holds "Rechnung")."""
+    kinds = ("issue_date", "date", "due_date", "delivery_date")
+    return re.compile(alternation({p for lang in dict.fromkeys((language, "en"))
+                                   for kind in kinds for p in load(lang)["labels"][kind]}))
+
+
+def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool:
+    """The number label `label` is part of a longer date label on its line."""
+    return any(d.start() <= label.start() and label.end() <= d.end()
+               and d.end() - d.start() > label.end() - label.start()
+               for d in _date_labels(language).finditer(folded))
+
+
 def invoice_number_label_at_end(text: str, language: str) -> bool:
     """`text` (folded) ends with a specific invoice-number label and a value after it
     ("facture n° 562044387 ", "invoice no. a-17 "). Pure."""
@@ -136,6 +152,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _RX0.sub(" ", m.group(0))
             if label not in strong and label not in weak:
                 continue
+            if _inside_date_label(line.folded, m, language):
+                continue  # "Date de la facture", "Rechnung vom": a date's label
             if label in weak and _house_number(line.folded):
                 continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
             if label in weak and line.folded[m.start() - 1:m.start()] == "-":
