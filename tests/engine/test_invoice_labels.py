@@ -9,7 +9,7 @@ import pytest
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates
-from renamerd.engine.fields.issuer_labels import contact_persons
+from renamerd.engine.fields.issuer_labels import contact_persons, signed_off
 
 ITEMS = ("Pos. Description Qty Amount\n1 Informatique 47 14 9537,79\n2 Transports 38 2 931,86\n"
          "3 Imprimerie 58 1 4705,29\n4 Bâtiment 15 3 3830,03\n5 Conseil 8 18 7821,52\n")
@@ -532,3 +532,35 @@ def test_a_czech_seller_label_names_the_issuer() -> None:
     text = ("JÍZDENKA A MÍSTENKA\nProdejce: Železnice Morava, a.s.\nIČ: 70994226\n"
             "Cestující: Jan Novák\nDatum vystavení: 08.08.2023\nCena 141 Kč")
     assert values(text)["issuer"] == "Železnice Morava, a.s."
+
+
+HOSTING_EMAIL = """Hello,
+Your Skyforge invoice for July 2023 is now available. We will charge your card $50.17.
+Thanks for choosing Skyforge,
+The Skyforge Billing Team
+Billed to:
+Estelle Lafforgue
+7 allée Albert Camus
+Blagnac, 31700
+FR
+NoCoffee SARL
+Billing period:
+July 01, 2023 - August 01, 2023
+Invoice #:
+84913487
+Total: $ 50.17"""
+
+
+def test_a_team_signing_an_e_mailed_bill_is_its_sender() -> None:
+    # the customer's company, at the end of the billing address, has the only legal form
+    assert values(HOSTING_EMAIL)["issuer"] == "Skyforge"
+
+
+@pytest.mark.parametrize(("line", "language", "name"), [
+    ("Your A&O Team", "en", "A&O"), ("Dein congstar Team", "de", "congstar"),
+    ("L'équipe Qonto", "fr", "Qonto"), ("El equipo de Holded", "es", "Holded"),
+    ("The Support Team", "en", None), ("Thanks to the whole team", "en", None),
+    ("Your A&O Team  AOI-1234", "en", None),  # a sign-off and nothing else
+])
+def test_sign_offs(line: str, language: str, name: str | None) -> None:
+    assert signed_off(line, language) == name

@@ -22,6 +22,7 @@ from renamerd.engine.fields.issuer_labels import (
     label_only,
     legal_named,
     side_by_side,
+    signed_off,
 )
 from renamerd.engine.fields.issuer_scores import (
     BRACKETED,
@@ -380,6 +381,11 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         segments = [part for seg in _SEGMENT.split(ctx.fixed_line(line.index))
                     for part in side_by_side(seg) if part.strip()]
         for seg_no, segment in enumerate(segments):
+            team = signed_off(segment, language)
+            if team is not None:  # "Your A&O Team": the sender signs
+                ctx.signed_by.add((line.index, seg_no))
+                ctx.wanted.add(line.index)
+                segment = team
             segment = _after_seller_label(ctx, line, segment, seg_no, language)
             if not segment:
                 continue

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import legal_suffix, legal_suffixes
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 #: a company's legal details: the name written just before them (same line, or the line
 #: above when they start a line) is the issuer's: a customer's are never printed so
@@ -80,6 +80,39 @@ def find_label(segment: str, language: str) -> Label | None:
         if m is None:
             return None
     return Label(kind, segment[m.end():].strip(), m.start() == 0)
+
+
+@functools.cache
+def _sign_offs(language: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """The sign-off frames of `language` and English as one pattern (a name group per frame,
+    longest frames first: "the {name} billing team" before "the {name} team"), and the
+    longest fixed word of each frame (the quick test: "team", "équipe", "equipo")."""
+    frames = sorted({fold(f) for lang in dict.fromkeys((language, "en"))
+                     for f in load(lang)["labels"].get("sign_off", [])}, key=len, reverse=True)
+    name = r"[^\W_][^\s,;:]*(?: [^\s,;:]+){0,3}?"
+    pattern = "|".join(re.escape(f).replace(r"\{name\}", f"(?P<name{i}>{name})")
+                       for i, f in enumerate(frames))
+    cues = {max(f.replace("{name}", " ").replace("-", " ").split(), key=len) for f in frames}
+    return re.compile(pattern or r"(?!x)x"), tuple(cues)
+
+
+def signed_off(segment: str, language: str) -> str | None:
+    """The name a team signs with, when `segment` is a sign-off and nothing else ("Your A&O
+    Team", "The Heroku Billing Team", "Dein congstar Team", "L'équipe Qonto"): as written;
+    None otherwise, or when the name only says which team ("The Support Team"). Pure."""
+    folded = fold(segment)
+    pattern, cues = _sign_offs(language)
+    if len(folded) > 60 or not any(cue in folded for cue in cues):
+        return None
+    start = len(folded) - len(folded.lstrip(" -–*"))
+    m = pattern.fullmatch(folded, start, len(folded.rstrip(" .!,*")))
+    if m is None:
+        return None
+    group = next(g for g, v in m.groupdict().items() if v is not None)
+    value = segment[m.start(group):m.end(group)]
+    if set(fold(value).split()) <= set(common()["team_words"]):
+        return None
+    return value
 
 
 def legal_named(doc: Doc, skip: set[int]) -> set[int]:

@@ -73,9 +73,11 @@ class Page:
     fixed: dict[int, str] = field(default_factory=dict)
     #: lines that name a company just before its legal details
     legal_named: set[int] = field(default_factory=set)
-    #: (line, segment) pairs that follow a seller label / an operating company's label
+    #: (line, segment) pairs that follow a seller label / an operating company's label / that
+    #: are the name in a team's sign-off ("Your A&O Team")
     sold_by: set[tuple[int, int]] = field(default_factory=set)
     operated_by: set[tuple[int, int]] = field(default_factory=set)
+    signed_by: set[tuple[int, int]] = field(default_factory=set)
     #: key() of the persons named after a contact's or a reference's label
     persons: set[str] = field(default_factory=set)
 
@@ -124,6 +126,9 @@ def merits(ctx: Page, line: Line, value: str, suffix: re.Match[str] | None, seg_
     if (line.index, seg_no) in ctx.sold_by and not _addressee(ctx, value):
         score += 4.0
         reasons.append("after a seller label")
+    if (line.index, seg_no) in ctx.signed_by:
+        score += 4.0
+        reasons.append("signs as its team")
     if line.index in ctx.legal_named and seg_no == 0:
         score += 4.5  # a customer's capital or registered office is never printed
         reasons.append("named with its legal details")
