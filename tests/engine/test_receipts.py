@@ -389,3 +389,24 @@ def test_thanks_for_the_business_on_an_invoice_keeps_it_an_invoice() -> None:
     text = ("Faktura\nLarsen Data ASA · Karl Johans gate 6 · 0102 Oslo\nFakturanummer 48374\n"
             "Fakturadato 28. juni 2023\nÅ betale 2 719,07 kr\nTakk for handelen.")
     assert extract([text]).values["document_type"] == "invoice"
+
+
+TILL_SLIP_TITLED_INVOICE = """TESCO STORES (MALAYSIA) SDN BHD
+(Co. Reg. No. 270329-U)
+GST Reg. No: 000866508800
+TAX INVOICE
+KLEENEX TISSUE | 8.99 SR
+TOTAL | 8.99
+VISA | 8.99
+15/04/2018 18:32 0043 012 4571 2019"""
+
+
+def test_a_slip_titled_tax_invoice_stamped_with_its_time_and_paid_by_card_is_a_receipt() -> None:
+    assert extract([TILL_SLIP_TITLED_INVOICE]).values["document_type"] == "receipt"
+
+
+def test_an_invoice_addressed_to_its_customer_needs_more_till_cues() -> None:
+    text = ("Northwind Traders Ltd\nTAX INVOICE\nBill to: Fabrikam Ltd, 5 High Street, London\n"
+            "Invoice no: 1047\nIssued 15/04/2018 18:32\nConsulting | 800.00\nTOTAL | 800.00\n"
+            "Paid by VISA")
+    assert extract([text]).values["document_type"] == "invoice"

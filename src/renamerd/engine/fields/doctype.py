@@ -15,6 +15,8 @@ _RX0 = re.compile(r"[ \t]+")
 HEADING_LINES = 8
 #: a type scored under this has no title or heading behind it (only words of the body)
 WEAK_TYPE_SCORE = 3.0
+#: point-of-sale cues that make a document titled as an invoice a receipt
+TILL_CUES = 3
 #: more specific types win ties against the general ones they resemble
 PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
             "bank_statement", "tax_document", "quote", "receipt", "invoice", "insurance",
@@ -110,8 +112,10 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     recipient = _recipient_label(language)
     scores: dict[str, float] = {}
     evidence: dict[str, str] = {}
+    addressed = False
     for line in doc.lines:
         if recipient.match(line.folded):
+            addressed = True
             continue  # "Facturé à:", "Bill to:" name the recipient, not the type
         heading = line.index < HEADING_LINES and line.page == 1
         for m in pattern.finditer(line.folded):
@@ -156,8 +160,9 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     weak = top < WEAK_TYPE_SCORE and scores.get("receipt", 0) < top
     cues = (till_cues(doc) if weak or scores.get("invoice", 0) >= scores.get("receipt", 0)
             else set())
-    if len(cues) >= 3:
-        # cashier, cash, change, a card terminal's ids, a time...: a receipt
+    if len(cues) >= (TILL_CUES if addressed or "time of day" not in cues else 2):
+        # cashier, cash, change, a card terminal's ids, a time...: a receipt (a slip addressed
+        # to nobody, stamped with its time, needs one cue besides the time)
         scores["receipt"] = max(scores.get("invoice", 0), top if weak else 0) + 1.0
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
