@@ -564,3 +564,56 @@ def test_a_team_signing_an_e_mailed_bill_is_its_sender() -> None:
 ])
 def test_sign_offs(line: str, language: str, name: str | None) -> None:
     assert signed_off(line, language) == name
+
+
+ORDER_PAGE = """Item(s) Subtotal: $114.75
+Grand Total:$124.50
+Final Details for Order #114-3857276-9081813
+Print this page for your records.
+Order Placed: April 30, 2020
+Order Total: $124.50
+Shipped on May 1, 2020
+Items Ordered Price
+5 of: Canvas Fabric, Sapphire Blue
+Sold by: fabricguru (seller profile)
+$22.95
+Shipping Address:
+Jane Roe
+539 MAIN ST
+SAN FRANCISCO, CA 94117-2212
+United States
+Credit Card transactions Visa ending in 9574: May 1, 2020:$124.50
+Conditions of Use | Privacy Notice © 1996-2023, Webshop.com, Inc. or its affiliates"""
+
+
+def test_an_orders_page_is_named_by_its_order() -> None:
+    found = values(ORDER_PAGE)
+    assert found["date"] == "2020-04-30"  # placed, not shipped or charged
+    assert found["invoice_number"] == "114-3857276-9081813"
+    assert found["issuer"] in ("Webshop.com, Inc.", "fabricguru")  # never the customer
+
+
+def test_an_order_date_beside_an_invoice_date_is_not_the_documents() -> None:
+    text = ("Nordlicht Handel GmbH\nRechnung\nBestelldatum 26 Dezember 2025\n"
+            "Rechnungsdatum 29 Dezember 2025\nRechnungsnummer LU571I5B0AEUI\nZahlbetrag 144,49 €")
+    assert values(text)["date"] == "2025-12-29"
+
+
+def test_an_order_number_is_the_number_of_an_order_not_of_an_invoice() -> None:
+    text = "Webshop GmbH\nAuftragsbestätigung\nDatum: 14.01.2024\nBestellnummer: 302-1725"
+    assert values(text)["invoice_number"] == "302-1725"
+    assert "invoice_number" not in values("Webshop GmbH\nMahnung\nBestellnummer: 302-1725")
+
+
+def test_a_copyright_notice_names_the_company_but_not_the_software_that_made_it() -> None:
+    body = "Bill to: Fabrikam Ltd\n5 High Street\nLondon EC1A 1BB\nInvoice no: 17\nTotal 5.00\n"
+    assert values("Invoice\n" + body + "© 2024 Lumen Notes Inc.")["issuer"] == "Lumen Notes Inc."
+    made = values("Northwind Traders\nInvoice\n" + body + "Powered by InvoiceApp Inc. © 2024")
+    assert made["issuer"] == "Northwind Traders"
+
+
+def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:
+    text = ("Musterfirma | Lieferdatum | 19.02.2014\nHerrn Manfred Muster | Auftragsdatum | 19.02.2014\n"
+            "12345 Musterstadt | Datum | 05.02.2014\nRechnung Nr. 4\nBitte überweisen Sie den Betrag "
+            "bis zum 19.02.2014.")
+    assert values(text)["date"] == "2014-02-05"

@@ -15,7 +15,12 @@ from renamerd.engine.fields.dates import best_date, infer_day_first
 from renamerd.engine.fields.doctype import guess_type, type_confidence
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates, issuer_confidence
-from renamerd.engine.fields.numbers import invoice_numbers, number_confidence, total_amount
+from renamerd.engine.fields.numbers import (
+    ORDER_NUMBERED,
+    invoice_numbers,
+    number_confidence,
+    total_amount,
+)
 from renamerd.engine.language import detect
 from renamerd.engine.lexicon import load
 from renamerd.engine.types import Evidence
@@ -116,6 +121,8 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
                                         round(top_i.score, 2)))
 
     numbers = invoice_numbers(doc, language)
+    if guess.value not in ORDER_NUMBERED:
+        numbers = [c for c in numbers if not c.order]
     if numbers:
         top_n = numbers[0]
         result.values["invoice_number"] = top_n.value

@@ -92,7 +92,8 @@ def _is_value(line: str) -> bool:
 
 
 #: label kinds whose values are dates and numbers (what a column of labels mostly holds)
-_KINDS = ("issue_date", "date", "due_date", "delivery_date", "invoice_number", "other_number")
+_KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invoice_number",
+          "other_number", "order_number")
 
 
 @functools.cache

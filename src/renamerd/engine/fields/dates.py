@@ -28,8 +28,11 @@ _RX3 = re.compile(r"[-–]\s*$")
 MIN_YEAR = 1980
 LABEL_WEIGHTS = {
     "issue_date": 6.0, "date": 2.5, "due_date": -5.0, "delivery_date": -4.0,
-    "birth_date": -8.0, "period": -3.0,
+    "birth_date": -8.0, "period": -3.0, "order_date": -3.0,
 }
+#: an order's date is the document's date when no other date is labelled as the issue date
+#: or the date (an order's page, a web shop's receipt); beside them it is another document's
+ORDER_AS_ISSUE = 2.5
 #: what a browser's print header or footer costs a date: the time the page was printed
 PRINT_STAMP = 4.0
 #: the time after a date that opens a browser's print header ("7/30/26, 11:02 AM Medium")
@@ -510,10 +513,13 @@ def best_date(
     today = dt.date.today()
     scored: list[DateCandidate] = []
     blank_until: dict[int, int] = {}
-    for c in cands:
-        label, kind, factor = _label_before(doc, c, language, blank_until)
+    labelled = [(c, *_label_before(doc, c, language, blank_until)) for c in cands]
+    issued = any(kind in ("issue_date", "date") for _c, _label, kind, _factor in labelled)
+    for c, label, kind, factor in labelled:
         score = 1.0
-        if kind:
+        if kind == "order_date" and not issued:
+            score += ORDER_AS_ISSUE * factor
+        elif kind:
             score += LABEL_WEIGHTS[kind] * factor
         score += 0.8 * (1.0 - doc.relative_position(c.line))
         score += 0.4 * min(counts[c.value] - 1, 2)

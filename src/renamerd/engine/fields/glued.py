@@ -19,8 +19,8 @@ import re
 from renamerd.engine.lexicon import all_tables, alternation, fold
 
 #: the label kinds whose values are looked for after them
-KINDS = ("issue_date", "date", "due_date", "delivery_date", "invoice_number", "other_number",
-         "total")
+KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invoice_number",
+         "other_number", "order_number", "total")
 #: the quick test: three lowercase letters running into a digit or into two capitals
 _RUN_IN = re.compile(r"[^\W\d_A-Z]{3}(?:\d|[A-Z]{2})")
 #: scripts that write no blank between words: their labels touch their values by right

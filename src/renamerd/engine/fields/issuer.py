@@ -39,9 +39,11 @@ from renamerd.engine.fields.names import (
     address_words,
     business_words,
     clean_name,
+    copyright_notice,
     garbage,
     legal_suffix,
     letters_ratio,
+    made_with,
     mend_digits,
     short_name,
     strip_debris,
@@ -77,6 +79,9 @@ MAX_BODY_CANDIDATES = 100
 #: how far a letterhead's brand is put ahead of its own legal entity (a clear lead: the two
 #: name one business)
 BRAND_LEAD = 1.5
+#: what a copyright notice gives the name in it ("© 1996-2023, Amazon.com, Inc."): as much as
+#: a company's legal details do
+COPYRIGHT_MERIT = 4.5
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
     cut = cut_registration(text, ctx.registration)
-    if cut is None or label_only(cut) or colon_below(ctx.doc, line):
+    if cut is None or label_only(cut) or colon_below(ctx.doc, line) or made_with(cut):
         return None
     suffix = legal_suffix(cut)
     if line.index not in ctx.wanted and not suffix:
@@ -198,6 +203,9 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
         suffix = None
     first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
     score = merits(ctx, first, value, suffix, seg_no, reasons)
+    if copyright_notice(cut):
+        score += COPYRIGHT_MERIT  # a customer is never named in one
+        reasons.append("named in a copyright notice")
     if _unclosed(cut) and "(" not in value:
         score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
@@ -300,12 +308,16 @@ _CONTINUED = "name continues from the line above"
 
 
 def _without_bracketed_number(value: str) -> str:
-    """`value` without a group in brackets holding a digit at its end."""
+    """`value` without a group in brackets at its end holding a digit ("(519537-X)") or two
+    words or more in small letters (a web page's link: "Tessan Direct (seller profile)")."""
     if not value.endswith(")"):
         return value
     groups = list(BRACKETED.finditer(value))
     last = groups[-1] if groups else None
-    if last is None or last.end() != len(value) or not _RX1D.search(last.group(0)):
+    if last is None or last.end() != len(value):
+        return value
+    inside = last.group(0).strip("()")
+    if not _RX1D.search(inside) and not (len(inside.split()) >= 2 and inside.islower()):
         return value
     return value[:last.start()].rstrip(" ,;:-") or value
 

@@ -221,6 +221,19 @@ def short_name(value: str) -> bool:
     return _ACRONYM.fullmatch(head) is not None or _BRAND_HEAD.fullmatch(head) is not None
 
 
+def made_with(text: str) -> bool:
+    """`text` names the software that made the document ("Powered by InvoiceApp Inc.",
+    "Erstellt mit ..."), not its sender."""
+    folded = fold(text)
+    return any(word in folded for word in common()["made_with"])
+
+
+def copyright_notice(text: str) -> bool:
+    """`text` holds a copyright notice ("© 2023", "Copyright (c)")."""
+    folded = fold(text)
+    return "©" in text or "copyright" in folded or "(c) " in folded
+
+
 def clean_name(value: str) -> str:
     label = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
     if label:

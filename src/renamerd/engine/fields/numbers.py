@@ -56,6 +56,13 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 
 #: the most a label that is also a document's title scores (a specific label scores 5)
 TITLE_SCORE = 4.0
+#: an order's number: the document's number only when it has no other (an order's page, a
+#: web shop's receipt), below a weak label ("No.", 2.5)
+ORDER_SCORE = 1.0
+#: the document types whose number an order's number may be: the order's own page or
+#: confirmation, a web shop's receipt for it, an unnamed kind (an invoice has a number of its
+#: own, and a reminder or a delivery note merely refers to the order)
+ORDER_NUMBERED = frozenset({"order_confirmation", "receipt", "other"})
 
 
 @dataclass(frozen=True)
@@ -64,13 +71,20 @@ class NumberCandidate:
     line: Line
     score: float
     label: str
+    #: after an order's number label: the document's own number only on a document about
+    #: that order (see ORDER_NUMBERED)
+    order: bool = False
 
 
 @functools.cache
-def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
+def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], set[str]]:
+    """(every number label as one pattern, the specific invoice-number labels, the weak ones
+    ("no", "nr"), an order's number labels); other numbers' labels (a customer's, a VAT id's)
+    are in the pattern so that the weak labels inside them are not taken for a number's."""
     strong: set[str] = set()
     weak: set[str] = set()
     other: set[str] = set()
+    orders: set[str] = set()
     for lang in dict.fromkeys((language, "en", *kin(language))):
         labels = load(lang)["labels"]
         for p in labels["invoice_number"]:
@@ -81,12 +95,16 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str]]:
         for p in labels["other_number"]:
             if lang == language or lang == "en" or len(p) > 5:
                 other.add(fold(p))
+        for p in labels.get("order_number", []):
+            if lang == language or lang == "en" or len(p) > 5:
+                orders.add(fold(p))
     # (a label ending in "#" may touch its number: "Receipt #2931", which the whole-word
     # alternation would not match)
-    hashed = sorted((p for p in strong | weak if p.endswith("#")), key=len, reverse=True)
+    hashed = sorted((p for p in strong | weak | orders if p.endswith("#")), key=len,
+                    reverse=True)
     touching = r"|(?<!\w)(?:" + "|".join(map(re.escape, hashed)) + ")" if hashed else ""
-    pattern = re.compile(alternation(strong | weak | other) + touching)
-    return pattern, strong, weak
+    pattern = re.compile(alternation(strong | weak | other | orders) + touching)
+    return pattern, strong, weak, orders
 
 
 @functools.cache
@@ -124,7 +142,7 @@ def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool
 def invoice_number_label_at_end(text: str, language: str) -> bool:
     """`text` (folded) ends with a specific invoice-number label and a value after it
     ("facture n° 562044387 ", "invoice no. a-17 "). Pure."""
-    pattern, strong, _weak = _number_labels(language)
+    pattern, strong, _weak, _orders = _number_labels(language)
     tail = text[-60:]
     for m in pattern.finditer(tail):
         if _RX0.sub(" ", m.group(0)) not in strong:
@@ -144,13 +162,13 @@ def _house_number(folded: str) -> bool:
 
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
-    pattern, strong, weak = _number_labels(language)
+    pattern, strong, weak, orders = _number_labels(language)
     titles = _title_labels(language)
     out: list[NumberCandidate] = []
     for line in doc.lines:
         for m in pattern.finditer(line.folded):
             label = _RX0.sub(" ", m.group(0))
-            if label not in strong and label not in weak:
+            if label not in strong and label not in weak and label not in orders:
                 continue
             if _inside_date_label(line.folded, m, language):
                 continue  # "Date de la facture", "Rechnung vom": a date's label
@@ -176,7 +194,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 continue
             if len(value) < 3 and not value.isdigit():
                 continue
-            score = 5.0 if label in strong else 2.5
+            score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
             if label in titles:
                 score = min(score, TITLE_SCORE)
             if source_line is not line:
@@ -184,7 +202,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             score -= 0.3 * min(line.index, 10) / 10
             if line.page > 1:
                 score -= 0.5
-            out.append(NumberCandidate(value, source_line, score, m.group(0)))
+            out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
     out.sort(key=lambda c: (-c.score, c.line.index))
     return out
 
