@@ -738,6 +738,30 @@ Należność ogółem: 259,60 PLN
 """, "2025-01-17", "Paliwa Mazowsze S.A.", "F 0456K21/0789/03")
 
 
+probe("web shop's order page, printed", """Item(s) Subtotal: $61.90
+Shipping & Handling: $0.00
+Grand Total:$66.85
+Final Details for Order #112-5530917-2208841
+Print this page for your records.
+Order Placed: March 2, 2024
+Order Total: $66.85
+Shipped on March 4, 2024
+Items Ordered Price
+2 of: Linen Napkins, Set of 4
+Sold by: Casa Verde Goods (seller profile)
+$30.95
+Shipping Address:
+Maria Lopez
+1200 ELM ST
+AUSTIN, TX 78701-1420
+United States
+Payment information
+Payment Method: Visa | Last digits: 5521
+Credit Card transactions Visa ending in 5521: March 4, 2024:$66.85
+Conditions of Use | Privacy Notice © 1996-2024, Marketly.com, Inc. or its affiliates
+""", "2024-03-02", "Marketly.com, Inc.", "112-5530917-2208841", "order_confirmation")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show-errors", action="store_true")
