@@ -123,6 +123,11 @@ def _title_labels(language: str) -> frozenset[str]:
                      and any(other != label and other.startswith(label) for other in labels))
 
 
+#: characters around a number label in which a date label holding it is looked for (the
+#: longest date labels are about 30)
+DATE_LABEL_REACH = 48
+
+
 @functools.cache
 def _date_labels(language: str) -> re.Pattern[str]:
     """The date labels of `language` and English (some hold a number's label: "Date de la
@@ -133,10 +138,13 @@ def _date_labels(language: str) -> re.Pattern[str]:
 
 
 def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool:
-    """The number label `label` is part of a longer date label on its line."""
+    """The number label `label` is part of a longer date label on its line (looked for
+    around it only: a line may be a whole document's text)."""
+    around = DATE_LABEL_REACH
     return any(d.start() <= label.start() and label.end() <= d.end()
                and d.end() - d.start() > label.end() - label.start()
-               for d in _date_labels(language).finditer(folded))
+               for d in _date_labels(language).finditer(
+                   folded, max(0, label.start() - around), label.end() + around))
 
 
 def invoice_number_label_at_end(text: str, language: str) -> bool:
@@ -166,14 +174,17 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     titles = _title_labels(language)
     out: list[NumberCandidate] = []
     for line in doc.lines:
+        address: bool | None = None  # (the line is an address: found once, when needed)
         for m in pattern.finditer(line.folded):
             label = _RX0.sub(" ", m.group(0))
             if label not in strong and label not in weak and label not in orders:
                 continue
             if _inside_date_label(line.folded, m, language):
                 continue  # "Date de la facture", "Rechnung vom": a date's label
-            if label in weak and _house_number(line.folded):
-                continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
+            if label in weak:
+                address = _house_number(line.folded) if address is None else address
+                if address:
+                    continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
             if label in weak and line.folded[m.start() - 1:m.start()] == "-":
                 # "Karten-Nr.", "UID-Nr.": the word before says which number it is
                 word = _WORD_BEFORE.search(line.folded, 0, m.start() - 1)
