@@ -617,3 +617,33 @@ def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:
             "12345 Musterstadt | Datum | 05.02.2014\nRechnung Nr. 4\nBitte überweisen Sie den Betrag "
             "bis zum 19.02.2014.")
     assert values(text)["date"] == "2014-02-05"
+
+
+def test_a_bank_at_the_top_of_its_own_letter_is_the_sender() -> None:
+    text = ("Nordwest Bank AG\nPostfach 2608, 26016 Oldenburg\nMax Mustermann\nMusterweg 1\n"
+            "12345 Musterstadt\nOldenburg, 12.03.2024\nWertpapierabrechnung Kauf\n"
+            "Stück 10 ACME AG Kurswert 1.000,00 EUR")
+    assert values(text)["issuer"] == "Nordwest Bank AG"
+
+
+def test_a_bank_named_for_payment_on_a_bill_is_not_the_sender() -> None:
+    text = ("Pemberton Consulting LLC\n18 High Street, London EC1A 6BB\nINVOICE\n"
+            "Invoice no: 17\nDate: 28/06/2024\nTotal £500.00\n"
+            "Please pay to Barclays Bank PLC, IBAN GB29 NWBK 6016 1331 9268 19")
+    assert values(text)["issuer"] == "Pemberton Consulting LLC"
+
+
+def test_a_letters_date_line_is_its_date() -> None:
+    text = ("Nordwest Landesbank AG\nMax Mustermann\nMusterweg 1\n12345 Musterstadt\n"
+            "Rechnungsabschluss zum 31.03.2022\nFrankfurt am Main, 01.04.2022\n"
+            "Kontostand am 31.03.2022 1.234,56 EUR")
+    found = values(text)
+    assert found["date"] == "2022-04-01"
+    assert found["document_type"] == "bank_statement"
+
+
+def test_a_type_word_heading_a_column_of_amounts_is_no_title() -> None:
+    text = ("Deutsche Nordbank AG\nKontoauszug Nr. 3/2024\nDatum | Buchungstext | "
+            "Belastung in EUR | Gutschrift in EUR\n02.03. | Miete | 800,00 |\n"
+            "Neuer Kontostand 1.200,00 EUR")
+    assert values(text)["document_type"] == "bank_statement"

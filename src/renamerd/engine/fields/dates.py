@@ -423,12 +423,22 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
             return last.group(0), _kind_of(last.group(0), kinds), 0.6
+    if cand.start - line.start <= MAX_PLACE and _DATELINE.fullmatch(
+            doc.folded, line.start, cand.start) and not doc.folded[cand.end:line.start
+                                                                  + len(line.text)].strip(" ."):
+        return "place, date", "date", 1.0  # a letter's date line ("Frankfurt, 01.04.2022")
     if line.index > 0 and cand.start <= _first_content(line, blank_until):
         prev = doc.lines[line.index - 1]
         pm = _last_match(pattern, prev.folded)
         if pm is not None and _GAP.match(prev.folded[pm.end():]):
             return pm.group(0), _kind_of(pm.group(0), kinds), 0.8
     return ("", "", 0.0)
+
+
+#: a letter's date line before its date: a place and a comma ("Frankfurt, ", "Paris, le ")
+_DATELINE = re.compile(r"[^\W\d_][^\W\d_.'-]*(?:[ -][^\W\d_][^\W\d_.'-]*){0,2}, ?")
+#: the longest place name (with its comma) before a letter's date
+MAX_PLACE = 40
 
 
 #: a short word that joins a date to what comes before it ("le", "du", "vom", "del", "dnia")

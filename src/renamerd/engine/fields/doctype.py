@@ -27,6 +27,8 @@ PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "p
 #: "Order No.", "Bestell-Datum"): a reference, not this document's type
 _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha)"
                         r"(?![^\W\d_])")
+#: a type word heading a column of amounts ("Belastung in EUR | Gutschrift in EUR"), no title
+_AMOUNT_COLUMN = re.compile(r"\s*(?:in\s+)?\(?(?:eur|€|chf|usd|gbp|sek|nok|dkk|pln|czk)\)?(?!\w)")
 #: a title written letter-spaced ("W A R E N R E C H N U N G", "I N V O I C E")
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
 #: a compound written with a hyphen ("RECHNUNGS-KORREKTUR", "Gut-Schrift")
@@ -129,6 +131,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
                 weight *= 0.5
             if _REFERENCE.match(line.folded, m.end()):
                 weight *= 0.25  # another document's number or date
+            elif _AMOUNT_COLUMN.match(line.folded, m.end()):
+                weight *= 0.25
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
     compounds, ends = _compounds()

@@ -29,6 +29,8 @@ from renamerd.engine.fields.places import BANKISH, PHONE, POSTCODE, address
 from renamerd.engine.lexicon import fold
 
 MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
+#: a bank's name among the letterhead's first lines (by rank) is the sender's, not where to pay
+BANK_LETTERHEAD = 2
 #: a run of three letters or more (a word)
 LETTER_RUN = re.compile(r"[^\W\d_]{3,}")
 _RX4 = re.compile(r"https?://|www\.")
@@ -263,7 +265,9 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
             (POSTCODE.search(value) and not BRAND_NUMBER.fullmatch(value))
             or address_words().search(value))):
         yield 3.0
-    if BANKISH.search(value):
+    # a bank named on a bill is where to pay; at the top of the letterhead it is the sender
+    # (a bank's statement, a broker's confirmation)
+    if BANKISH.search(value) and ctx.rank.get(line.index, 99) >= BANK_LETTERHEAD:
         yield 4.0
     # a legal form beside bank details ("BNP Paribas SA · IBAN ... · BIC ..."): a bank; not a
     # company opening its own legal line ("Putsgruppen AB | Org.nr ... | Bankgiro ...")
