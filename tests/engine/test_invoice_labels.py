@@ -647,3 +647,9 @@ def test_a_type_word_heading_a_column_of_amounts_is_no_title() -> None:
             "Belastung in EUR | Gutschrift in EUR\n02.03. | Miete | 800,00 |\n"
             "Neuer Kontostand 1.200,00 EUR")
     assert values(text)["document_type"] == "bank_statement"
+
+
+def test_a_brand_in_small_letters_then_capitals_keeps_its_name() -> None:
+    text = ("flatexDEGIRO Bank AG\nRotfeder-Ring 7, 60327 Frankfurt am Main\nMax Mustermann\n"
+            "Frankfurt am Main, 01.04.2022\nRechnungsabschluss zum 31.03.2022")
+    assert values(text)["issuer"] == "flatexDEGIRO Bank AG"

@@ -296,7 +296,8 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
     for word in text[start:end].split():
         offset = text.index(word, offset) + len(word)
         bare = word.strip("().,:;")
-        if bare[:1].islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
+        # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG")
+        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
             position = offset
     while position < end and text[position] == " ":
         position += 1
