@@ -8,8 +8,8 @@ import time
 import pytest
 
 from renamerd.engine.fields import extract
+from renamerd.engine.fields.amounts import parse_amount
 from renamerd.engine.fields.issuer import legal_suffix
-from renamerd.engine.fields.numbers import parse_amount
 from renamerd.engine.language import detect
 from renamerd.engine.lexicon import LANGUAGES, fold, load
 

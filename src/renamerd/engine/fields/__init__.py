@@ -11,16 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from renamerd.engine.fields.amounts import total_amount
 from renamerd.engine.fields.dates import best_date, infer_day_first
 from renamerd.engine.fields.doctype import guess_type, type_confidence
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates, issuer_confidence
-from renamerd.engine.fields.numbers import (
-    ORDER_NUMBERED,
-    invoice_numbers,
-    number_confidence,
-    total_amount,
-)
+from renamerd.engine.fields.numbers import ORDER_NUMBERED, invoice_numbers, number_confidence
 from renamerd.engine.language import detect
 from renamerd.engine.lexicon import load
 from renamerd.engine.types import Evidence
@@ -146,9 +142,11 @@ def warm_up() -> None:
     time)."""
     from renamerd.engine import language as language_mod
     from renamerd.engine.fields import (
+        amounts,
         columns,
         dates,
         doctype,
+        glued,
         issuer,
         issuer_labels,
         names,
@@ -169,6 +167,8 @@ def warm_up() -> None:
     names.business_words()
     names.address_words()
     names.never_names()
+    names._department_at_end()
+    glued._labels()
     for lang in LANGUAGES:
         issuer_labels.seller_labels(lang)
         issuer_labels.seller_labels(lang, "operator")
@@ -177,6 +177,9 @@ def warm_up() -> None:
         doctype._patterns(lang)
         issuer._vocab(lang)
         numbers._number_labels(lang)
-        numbers._total_labels(lang)
+        numbers._title_labels(lang)
+        numbers._date_labels(lang)
+        issuer_labels._sign_offs(lang)
+        amounts._total_labels(lang)
     extract(["Invoice No. 1\nInvoice date: 2024-01-02\nACME Ltd\nTotal: 1.00 EUR"])
 

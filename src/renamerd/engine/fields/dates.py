@@ -423,10 +423,8 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
             return last.group(0), _kind_of(last.group(0), kinds), 0.6
-    if cand.start - line.start <= MAX_PLACE and _DATELINE.fullmatch(
-            doc.folded, line.start, cand.start) and not doc.folded[cand.end:line.start
-                                                                  + len(line.text)].strip(" ."):
-        return "place, date", "date", 1.0  # a letter's date line ("Frankfurt, 01.04.2022")
+    if _date_line(doc, cand):
+        return "place, date", "date", 1.0
     if line.index > 0 and cand.start <= _first_content(line, blank_until):
         prev = doc.lines[line.index - 1]
         pm = _last_match(pattern, prev.folded)
@@ -439,6 +437,15 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
 _DATELINE = re.compile(r"[^\W\d_][^\W\d_.'-]*(?:[ -][^\W\d_][^\W\d_.'-]*){0,2}, ?")
 #: the longest place name (with its comma) before a letter's date
 MAX_PLACE = 40
+
+
+def _date_line(doc: Doc, cand: DateCandidate) -> bool:
+    """`cand` is a letter's date line: a place, a comma and the date, nothing else
+    ("Frankfurt am Main, 01.04.2022")."""
+    start, end = cand.line.start, cand.line.start + len(cand.line.text)
+    return (cand.start - start <= MAX_PLACE
+            and _DATELINE.fullmatch(doc.folded, start, cand.start) is not None
+            and not doc.folded[cand.end:end].strip(" ."))
 
 
 #: a short word that joins a date to what comes before it ("le", "du", "vom", "del", "dnia")
