@@ -653,3 +653,16 @@ def test_a_brand_in_small_letters_then_capitals_keeps_its_name() -> None:
     text = ("flatexDEGIRO Bank AG\nRotfeder-Ring 7, 60327 Frankfurt am Main\nMax Mustermann\n"
             "Frankfurt am Main, 01.04.2022\nRechnungsabschluss zum 31.03.2022")
     assert values(text)["issuer"] == "flatexDEGIRO Bank AG"
+
+
+def test_the_next_invoices_date_is_not_this_ones() -> None:
+    text = ("Lumen Notes Ltd\nInvoice 1002 February 22, 2019\nBill to: Jane Roe\n"
+            "Pro plan | £8.00\nTotal £8.00\n"
+            "Thank you for your business. Your next invoice date is March 22, 2019.")
+    assert values(text)["date"] == "2019-02-22"
+
+
+def test_a_gmbh_plus_co_kg_is_a_legal_form() -> None:
+    text = ("dm-drogerie markt GmbH + Co. KG\nBilker Allee 43\n40219 Düsseldorf\n"
+            "SUMME EUR 12,34\nBAR EUR 20,00\nRückgeld EUR 7,66\n12.03.2015 14:22")
+    assert values(text)["issuer"] == "dm-drogerie markt GmbH + Co. KG"

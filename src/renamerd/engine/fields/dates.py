@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.numbers import invoice_number_label_at_end
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, kin, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]+")
@@ -419,10 +419,11 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
             if _CONNECTOR.fullmatch(last.group(0)):
                 return _before_connector(prefix[:last.start()], last.group(0), kind,
                                          language, pattern, kinds)
-            return last.group(0), kind, 1.0
+            return last.group(0), _unless_to_come(kind, prefix, last), 1.0
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
-            return last.group(0), _kind_of(last.group(0), kinds), 0.6
+            return last.group(0), _unless_to_come(_kind_of(last.group(0), kinds), prefix,
+                                                  last), 0.6
     if _date_line(doc, cand):
         return "place, date", "date", 1.0
     if line.index > 0 and cand.start <= _first_content(line, blank_until):
@@ -437,6 +438,21 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
 _DATELINE = re.compile(r"[^\W\d_][^\W\d_.'-]*(?:[ -][^\W\d_][^\W\d_.'-]*){0,2}, ?")
 #: the longest place name (with its comma) before a letter's date
 MAX_PLACE = 40
+
+
+def _unless_to_come(kind: str, prefix: str, label: re.Match[str]) -> str:
+    """`kind`, or "period" for an issue date's label after a word saying it is still to come
+    ("Your next invoice date is March 22"): a billing date ahead, not this document's."""
+    if kind == "issue_date" and _next_before().search(prefix, 0, label.start()):
+        return "period"
+    return kind
+
+
+@functools.cache
+def _next_before() -> re.Pattern[str]:
+    """A word saying that what follows is still to come ("next", "nächste", "prochaine"),
+    right before a label."""
+    return re.compile("(?:" + alternation(common()["next_words"]) + r")\s*$")
 
 
 def _date_line(doc: Doc, cand: DateCandidate) -> bool:
