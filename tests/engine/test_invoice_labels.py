@@ -666,3 +666,16 @@ def test_a_gmbh_plus_co_kg_is_a_legal_form() -> None:
     text = ("dm-drogerie markt GmbH + Co. KG\nBilker Allee 43\n40219 Düsseldorf\n"
             "SUMME EUR 12,34\nBAR EUR 20,00\nRückgeld EUR 7,66\n12.03.2015 14:22")
     assert values(text)["issuer"] == "dm-drogerie markt GmbH + Co. KG"
+
+
+def test_a_sender_line_written_with_commas_is_the_senders() -> None:
+    text = ("Nordbank Direkt, Taubenstr. 7-9, 10117 Berlin\nMax Mustermann\nMusterweg 3\n"
+            "01157 Musterstadt\nKontoauszug Nummer 004 / 2021 vom 05.03.2021 bis 01.04.2021\n"
+            "05.03. Überweisung Max Mustermann 418,50")
+    assert values(text)["issuer"] == "Nordbank Direkt"
+
+
+def test_a_customers_address_on_one_line_is_no_sender_line() -> None:
+    text = ("Nordlicht Handel\nMax Mustermann, Musterweg 1, 12345 Musterstadt\nRechnung\n"
+            "Rechnungsnummer 2024-17\nRechnungsdatum 03.05.2024\nGesamtbetrag 12,00 €")
+    assert values(text)["issuer"] == "Nordlicht Handel"

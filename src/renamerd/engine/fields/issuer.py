@@ -68,6 +68,11 @@ _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 #: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
 #: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
 _SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
+#: a sender line written with commas: a name, a street, a postcode and a town
+#: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
+_COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
+_CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
@@ -135,12 +140,23 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
             block_from(line.index if rest else line.index + 1)
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
-        if (len(_SEGMENT.findall(line.text)) >= 2 and POSTCODE.search(line.text)
-                and len(line.text) < 130 and line.index not in skip):
+        if ((len(_SEGMENT.findall(line.text)) >= 2 or _comma_sender(doc, line))
+                and POSTCODE.search(line.text) and len(line.text) < 130
+                and line.index not in skip):
             sender_line = line.index
             block_from(line.index + 1)
             break
     return skip, sender_line
+
+
+def _comma_sender(doc: Doc, line: Line) -> bool:
+    """`line` is a sender line written with commas, above the address it was sent to (a name
+    without digits, then a line opening with a postcode and a town within the next four):
+    not a customer's address written on one line."""
+    below = doc.lines[line.index + 1:line.index + 5]
+    return (_COMMA_SENDER.fullmatch(line.text) is not None and bool(below)
+            and not any(ch.isdigit() for ch in below[0].text)
+            and any(_CITY_LINE.match(b.text) for b in below[1:]))
 
 
 def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
