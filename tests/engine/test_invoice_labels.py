@@ -679,3 +679,20 @@ def test_a_customers_address_on_one_line_is_no_sender_line() -> None:
     text = ("Nordlicht Handel\nMax Mustermann, Musterweg 1, 12345 Musterstadt\nRechnung\n"
             "Rechnungsnummer 2024-17\nRechnungsdatum 03.05.2024\nGesamtbetrag 12,00 €")
     assert values(text)["issuer"] == "Nordlicht Handel"
+
+
+def test_a_bookings_reference_is_a_booking_confirmations_number() -> None:
+    text = ("Travel Nord AB\nBooking confirmation\nBooking reference: QWK4RT\n"
+            "Flight SK 1415 Stockholm - Oslo 17 Oct 2016\nThank you for booking with us")
+    assert values(text)["invoice_number"] == "QWK4RT"
+    hotel_invoice = ("Hotel Alpenrose\nRECHNUNG\nRechnungsnummer 2024/00871\nDatum: 18.02.2024\n"
+                     "Buchungsnummer: 55123\nGesamt EUR 396,00")
+    assert values(hotel_invoice)["invoice_number"] == "2024/00871"
+
+
+def test_a_shop_name_printed_letter_spaced_is_read_as_one_word() -> None:
+    text = ("R E W E\nSiebenmorgen 40\n51427 Bergisch Gladbach\nBACKMISCHUNG 1,99 B\n"
+            "SUMME EUR 1,99\nGeg. EC-Cash EUR 1,99\n12.02.2025 18:22")
+    found = values(text)
+    assert found["issuer"] == "REWE"
+    assert found["document_type"] == "receipt"  # given, card, time: a till's words

@@ -71,6 +71,8 @@ _SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
+_LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
 #: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
 _CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
@@ -149,6 +151,11 @@ def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | No
     return skip, sender_line
 
 
+def _despaced(text: str) -> str:
+    """`text`, or the word it prints letter-spaced ("R E W E" -> "REWE")."""
+    return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
+
+
 def _comma_sender(doc: Doc, line: Line) -> bool:
     """`line` is a sender line written with commas, above the address it was sent to (a name
     without digits, then a line opening with a postcode and a town within the next four):
@@ -199,7 +206,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     continue from the line above or below); the cleaned value and the vetoes; what speaks
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
-    cut = cut_registration(text, ctx.registration)
+    cut = cut_registration(_despaced(text), ctx.registration)
     if cut is None or label_only(cut) or colon_below(ctx.doc, line) or made_with(cut):
         return None
     suffix = legal_suffix(cut)
@@ -390,7 +397,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        bare = BRACKETED.sub(_blank_if_digits, ln.text)
+        bare = _despaced(BRACKETED.sub(_blank_if_digits, ln.text))
         if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []
