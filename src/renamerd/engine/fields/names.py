@@ -221,11 +221,15 @@ def short_name(value: str) -> bool:
     return _ACRONYM.fullmatch(head) is not None or _BRAND_HEAD.fullmatch(head) is not None
 
 
+@functools.cache
+def _made_with() -> re.Pattern[str]:
+    return re.compile(alternation(common()["made_with"]))
+
+
 def made_with(text: str) -> bool:
     """`text` names the software that made the document ("Powered by InvoiceApp Inc.",
     "Erstellt mit ..."), not its sender."""
-    folded = fold(text)
-    return any(word in folded for word in common()["made_with"])
+    return _made_with().search(fold(text)) is not None
 
 
 def copyright_notice(text: str) -> bool:
@@ -249,11 +253,21 @@ def _department_at_end() -> re.Pattern[str]:
     return re.compile(r"[ ,·|•–-]*(?:" + alternation(common()["departments"]) + r")[ .]*$")
 
 
+@functools.cache
+def _department_ends() -> frozenset[str]:
+    """The last word of each department's name (the quick test)."""
+    return frozenset(fold(d).split()[-1] for d in common()["departments"])
+
+
 def without_department(value: str) -> str:
     """`value` without a department written after the name, as a return address or a sender
     line shows it ("congstar Kundenservice" -> "congstar", "ACME Ltd - Customer Service");
     `value` itself when nothing else is left. Pure."""
-    found = _department_at_end().search(fold(value))
+    folded = fold(value)
+    words = folded.rstrip(" .").rsplit(None, 1)
+    if not words or words[-1] not in _department_ends():
+        return value
+    found = _department_at_end().search(folded)
     if found is None or found.start() < 2:
         return value
     return value[:found.start()]
