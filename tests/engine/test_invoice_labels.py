@@ -696,3 +696,11 @@ def test_a_shop_name_printed_letter_spaced_is_read_as_one_word() -> None:
     found = values(text)
     assert found["issuer"] == "REWE"
     assert found["document_type"] == "receipt"  # given, card, time: a till's words
+
+
+@pytest.mark.parametrize("thanks", ["Thank you for booking with Travel Nord",
+                                    "Tack för att du bokat din resa hos Travel Nord!"])
+def test_thanks_for_booking_opens_a_booking_confirmation(thanks: str) -> None:
+    text = (f"{thanks}\nBooking reference: XXX007\nTraveller: John Doe\nCheck-in counter closes "
+            "45 minutes before departure\nDeparture 17 Oct 2016 07:15")
+    assert values(text)["document_type"] == "order_confirmation"
