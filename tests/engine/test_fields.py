@@ -215,3 +215,9 @@ def test_extraction_is_fast() -> None:
         extract([page])
     per_page_ms = (time.perf_counter() - start) / 20 * 1000
     assert per_page_ms < 30, per_page_ms  # ~5 ms on an idle core; CI shares its cores
+
+
+def test_every_kind_of_date_label_has_a_weight() -> None:
+    from renamerd.engine.fields import date_labels, dates
+
+    assert tuple(dates.LABEL_WEIGHTS) == date_labels.KINDS

@@ -178,7 +178,6 @@ def warm_up() -> None:
         issuer._vocab(lang)
         numbers._number_labels(lang)
         numbers._title_labels(lang)
-        numbers._date_labels(lang)
         issuer_labels._sign_offs(lang)
         amounts._total_labels(lang)
     extract(["Invoice No. 1\nInvoice date: 2024-01-02\nACME Ltd\nTotal: 1.00 EUR"])

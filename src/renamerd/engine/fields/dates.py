@@ -15,9 +15,10 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from renamerd.engine.fields.date_labels import label_pattern as _label_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.numbers import invoice_number_label_at_end
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, kin, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]+")
@@ -26,6 +27,7 @@ _RX2 = re.compile(r"[ \t]+")
 _RX3 = re.compile(r"[-–]\s*$")
 
 MIN_YEAR = 1980
+#: what a label of each kind (fields/date_labels.KINDS, in its order) gives the date after it
 LABEL_WEIGHTS = {
     "issue_date": 6.0, "date": 2.5, "due_date": -5.0, "delivery_date": -4.0,
     "birth_date": -8.0, "period": -3.0, "order_date": -3.0,
@@ -139,24 +141,6 @@ def _east_asian_dates(doc: Doc, text: str) -> list[DateCandidate]:
             out.append(DateCandidate(value, m.start(), m.end(), doc.line_at(m.start()),
                                      doc.text[m.start():m.end()], False))
     return out
-
-
-@functools.cache
-def _label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str], int]:
-    """Labels of the document's language, English, and the long (specific) labels of the other
-    languages of its script (short ones like "den", "le", "to" only count in their own
-    language), the kind of each, and the length of the longest (blank runs in text are single
-    spaces)."""
-    kinds: dict[str, str] = {}
-    langs = [language, "en"] + [lang for lang in kin(language) if lang != "en"]
-    for i, lang in enumerate(langs):
-        labels = load(lang)["labels"]
-        for kind in LABEL_WEIGHTS:
-            for phrase in labels.get(kind, []):
-                if (i == 1 and len(phrase) <= 4) or (i >= 2 and len(phrase) < 7):
-                    continue
-                kinds.setdefault(fold(phrase), kind)
-    return re.compile(alternation(set(kinds))), kinds, max(map(len, kinds), default=0)
 
 
 _OCR_O = re.compile(r"(?<![^\W\d_])o(?=\d)|(?<=\d)o(?![^\W\d_])")

@@ -6,6 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from renamerd.engine.fields.date_labels import label_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
 from renamerd.engine.fields.places import street_named
@@ -97,28 +98,15 @@ def _title_labels(language: str) -> frozenset[str]:
                      and any(other != label and other.startswith(label) for other in labels))
 
 
-#: characters around a number label in which a date label holding it is looked for (the
-#: longest date labels are about 30)
-DATE_LABEL_REACH = 48
-
-
-@functools.cache
-def _date_labels(language: str) -> re.Pattern[str]:
-    """The date labels of `language` and English (some hold a number's label: "Date de la
-    facture" holds "facture", "Rechnung vom" holds "Rechnung")."""
-    kinds = ("issue_date", "date", "due_date", "delivery_date")
-    return re.compile(alternation({p for lang in dict.fromkeys((language, "en"))
-                                   for kind in kinds for p in load(lang)["labels"][kind]}))
-
-
 def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool:
     """The number label `label` is part of a longer date label on its line (looked for
-    around it only: a line may be a whole document's text)."""
-    around = DATE_LABEL_REACH
+    around it only, as far as the longest date label reaches: a line may be a whole
+    document's text)."""
+    dates, _kinds, longest = label_pattern(language)
     return any(d.start() <= label.start() and label.end() <= d.end()
                and d.end() - d.start() > label.end() - label.start()
-               for d in _date_labels(language).finditer(
-                   folded, max(0, label.start() - around), label.end() + around))
+               for d in dates.finditer(folded, max(0, label.start() - longest),
+                                       label.end() + longest))
 
 
 def invoice_number_label_at_end(text: str, language: str) -> bool:
