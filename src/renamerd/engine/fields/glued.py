@@ -16,22 +16,21 @@ from __future__ import annotations
 import functools
 import re
 
-from renamerd.engine.lexicon import all_tables, alternation, fold
+from renamerd.engine.lexicon import all_tables, alternation, fold, written_unspaced
 
 #: the label kinds whose values are looked for after them
 KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invoice_number",
          "other_number", "order_number", "total")
 #: the quick test: three lowercase letters running into a digit or into two capitals
 _RUN_IN = re.compile(r"[^\W\d_A-Z]{3}(?:\d|[A-Z]{2})")
-#: scripts that write no blank between words: their labels touch their values by right
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 @functools.cache
 def _labels() -> re.Pattern[str]:
     phrases = {p for table in all_tables().values() for kind in KINDS
-               for p in table["labels"].get(kind, ()) if not _UNSPACED.search(p)}
-    # (followed by a letter or a digit: the value it ran into; the case is checked on the text)
+               for p in table["labels"].get(kind, ()) if p and not written_unspaced(p)}
+    # (followed by a letter or a digit: the value it ran into; the case is checked on the text;
+    # labels in scripts without blanks touch their values by right)
     return re.compile(alternation(phrases, then=r"(?=[^\W_])"))
 
 

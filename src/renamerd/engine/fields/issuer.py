@@ -86,9 +86,6 @@ MAX_BODY_CANDIDATES = 100
 #: how far a letterhead's brand is put ahead of its own legal entity (a clear lead: the two
 #: name one business)
 BRAND_LEAD = 1.5
-#: what a copyright notice gives the name in it ("© 1996-2023, Amazon.com, Inc."): as much as
-#: a company's legal details do
-COPYRIGHT_MERIT = 4.5
 
 
 @dataclass(frozen=True)
@@ -226,9 +223,6 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
         suffix = None
     first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
     score = merits(ctx, first, value, suffix, seg_no, reasons)
-    if copyright_notice(cut):
-        score += COPYRIGHT_MERIT  # a customer is never named in one
-        reasons.append("named in a copyright notice")
     if _unclosed(cut) and "(" not in value:
         score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
@@ -422,6 +416,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                 ctx.signed_by.add((line.index, seg_no))
                 ctx.wanted.add(line.index)
                 segment = team
+            elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
+                ctx.noticed.add((line.index, seg_no))
             segment = _after_seller_label(ctx, line, segment, seg_no, language)
             if not segment:
                 continue

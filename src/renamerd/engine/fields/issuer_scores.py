@@ -80,6 +80,8 @@ class Page:
     sold_by: set[tuple[int, int]] = field(default_factory=set)
     operated_by: set[tuple[int, int]] = field(default_factory=set)
     signed_by: set[tuple[int, int]] = field(default_factory=set)
+    #: (line, segment) pairs holding a copyright notice ("© 1996-2023, Amazon.com, Inc.")
+    noticed: set[tuple[int, int]] = field(default_factory=set)
     #: key() of the persons named after a contact's or a reference's label
     persons: set[str] = field(default_factory=set)
 
@@ -134,6 +136,9 @@ def merits(ctx: Page, line: Line, value: str, suffix: re.Match[str] | None, seg_
     if line.index in ctx.legal_named and seg_no == 0:
         score += 4.5  # a customer's capital or registered office is never printed
         reasons.append("named with its legal details")
+    if (line.index, seg_no) in ctx.noticed:
+        score += 4.5  # nor is a customer named in a copyright notice
+        reasons.append("named in a copyright notice")
     if (line.index, seg_no) in ctx.operated_by:
         score -= 3.0  # either is a good issuer; the brand the customer knows is preferred
         reasons.append("operating company of a brand")

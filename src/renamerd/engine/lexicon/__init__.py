@@ -120,6 +120,12 @@ _UNSPACED = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf"
                        "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+def written_unspaced(phrase: str) -> bool:
+    """`phrase` (not empty) begins or ends in a script written without blanks between words
+    (Han, kana, Hangul): it matches inside longer runs of text, not as a whole word."""
+    return bool(_UNSPACED.match(phrase[0]) or _UNSPACED.match(phrase[-1]))
+
+
 def alternation(phrases: list[str] | set[str], exact: bool = False,
                 then: str = r"(?!\w)") -> str:
     """One regex matching any of the phrases as whole words, longest match preferred.
@@ -133,7 +139,7 @@ def alternation(phrases: list[str] | set[str], exact: bool = False,
     uniq = {" ".join((p if exact else fold(p)).split()) for p in phrases if p.strip()}
     if not uniq:
         return r"(?!x)x"
-    spaced = {p for p in uniq if not (_UNSPACED.match(p[0]) or _UNSPACED.match(p[-1]))}
+    spaced = {p for p in uniq if not written_unspaced(p)}
     source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + ")" + then if spaced else ""
     if len(spaced) < len(uniq):
         # (the lookahead on their first characters is implied by the trie; without it, `re`
