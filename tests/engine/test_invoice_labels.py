@@ -561,9 +561,53 @@ def test_a_team_signing_an_e_mailed_bill_is_its_sender() -> None:
     ("L'équipe Qonto", "fr", "Qonto"), ("El equipo de Holded", "es", "Holded"),
     ("The Support Team", "en", None), ("Thanks to the whole team", "en", None),
     ("Your A&O Team  AOI-1234", "en", None),  # a sign-off and nothing else
+    # a shop's thanks or welcome names it too; a sentence after it is cut off
+    ("Thank you for booking with Nordwind Travel", "en", "Nordwind Travel"),
+    ("THANK YOU FOR SHOPPING AT KEDAI MAJU! PLEASE COME AGAIN", "en", "KEDAI MAJU"),
+    ("Tack för att du bokat din resa hos Resebyrån Norr!", "sv", "Resebyrån Norr"),
+    ("Vielen Dank für Ihren Einkauf bei Drogerie Sommer. Bis bald", "de", "Drogerie Sommer"),
+    ("Merci d'avoir choisi Atelier Brun", "fr", "Atelier Brun"),
+    ("Terima kasih telah berbelanja di Toko Sinar", "id", "Toko Sinar"),
+    ("Thank you for your order from Hahn Technik GmbH.", "en", "Hahn Technik GmbH"),
+    ("Thank you for shopping with us", "en", None), ("Welcome to your account", "en", None),
+    ("Thank you for shopping at our store today, see you", "en", None),
 ])
 def test_sign_offs(line: str, language: str, name: str | None) -> None:
     assert signed_off(line, language) == name
+
+
+BOOKING_FORM = """Thank you for booking with Nordwind Travel
+
+Your booking reference: QX7T2M
+
+Reserved by:                  Travel Desk
+Company:                      Lindqvist Audio AB
+Address:                      Storgatan 30
+                              11122 Stockholm
+Date: Mon 17 Oct 2016
+Flight SK 1421 Stockholm - Oslo"""
+
+TILL_SLIP_THANKS = """KEDAI RUNCIT MAJU
+NO 12, JALAN BESAR
+43000 KAJANG
+25/01/2018 1:22:56PM
+TAX INVOICE
+CASHIER: AMIN
+SUMMER CUP 9.00
+Total 9.00
+Cash 50.00
+Change 41.00
+Thank you for shopping at KEDAI RUNCIT
+MAJU ENTERPRISE"""
+
+
+def test_the_agency_that_thanks_for_a_booking_is_its_sender() -> None:
+    # the traveller's company, with the form's only legal suffix, is the customer
+    assert values(BOOKING_FORM)["issuer"] == "Nordwind Travel"
+
+
+def test_a_thanks_broken_over_two_lines_names_the_whole_shop() -> None:
+    assert values(TILL_SLIP_THANKS)["issuer"] == "KEDAI RUNCIT MAJU ENTERPRISE"
 
 
 ORDER_PAGE = """Item(s) Subtotal: $114.75

@@ -415,6 +415,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             if team is not None:  # "Your A&O Team": the sender signs
                 ctx.signed_by.add((line.index, seg_no))
                 ctx.wanted.add(line.index)
+                if seg_no == len(segments) - 1 and segment.rstrip(" .!*").endswith(team):
+                    team += _name_goes_on(doc, line)
                 segment = team
             elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
                 ctx.noticed.add((line.index, seg_no))
@@ -431,6 +433,19 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
     return _brand_first(ctx, candidates)
+
+
+def _name_goes_on(doc: Doc, line: Line) -> str:
+    """The rest of a name a till slip's thanks breaks over two lines ("Thank you for
+    shopping at FUYI MINI" / "MARKET"): the next line when it is a few words without digits
+    naming a kind of business or a legal form; "" otherwise."""
+    if line.index + 1 >= len(doc.lines):
+        return ""
+    below = doc.lines[line.index + 1].text.strip()
+    if (len(below.split()) > 4 or any(ch.isdigit() for ch in below)
+            or not (business_words().search(fold(below)) or legal_suffix(below))):
+        return ""
+    return " " + below
 
 
 def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:

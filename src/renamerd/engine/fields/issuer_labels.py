@@ -84,12 +84,15 @@ def find_label(segment: str, language: str) -> Label | None:
 
 @functools.cache
 def _sign_offs(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The sign-off frames of `language` and English as one pattern (a name group per frame,
-    longest frames first: "the {name} billing team" before "the {name} team"), and the
-    longest fixed word of each frame (the quick test: "team", "équipe", "equipo")."""
+    """The frames in which the sender names itself, of `language` and English, as one
+    pattern (a name group per frame, longest frames first: "the {name} billing team" before
+    "the {name} team"): a team's sign-off ("sign_off") and the shop's thanks or welcome
+    ("thanks": "Thank you for shopping at {name}", "Tack för ditt köp hos {name}"); and the
+    longest fixed word of each frame (the quick test: "team", "équipe", "shopping")."""
     frames = sorted({fold(f) for lang in dict.fromkeys((language, "en"))
-                     for f in load(lang)["labels"].get("sign_off", [])}, key=len, reverse=True)
-    name = r"[^\W_][^\s,;:]*(?: [^\s,;:]+){0,3}?"
+                     for kind in ("sign_off", "thanks")
+                     for f in load(lang)["labels"].get(kind, [])}, key=len, reverse=True)
+    name = r"[^\W_][^\s,;:]*(?: [^\s,;:]+){0,4}?"
     pattern = "|".join(re.escape(f).replace(r"\{name\}", f"(?P<name{i}>{name})")
                        for i, f in enumerate(frames))
     cues = {max(f.replace("{name}", " ").replace("-", " ").split(), key=len) for f in frames}
@@ -97,23 +100,34 @@ def _sign_offs(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
             re.compile("|".join(map(re.escape, sorted(cues))) or r"(?!x)x"))
 
 
+#: where a thanks goes on with another sentence ("Thank you for shopping at Safeway! Please
+#: come again"): "!" or "." before a capitalised word ("Co. KG" stays whole)
+_SENTENCE_END = re.compile(r"[!.]\s+(?=[A-ZÀ-Þ][a-zà-ÿ])|!")
+
+
 def signed_off(segment: str, language: str) -> str | None:
-    """The name a team signs with, when `segment` is a sign-off and nothing else ("Your A&O
-    Team", "The Heroku Billing Team", "Dein congstar Team", "L'équipe Qonto"): as written;
-    None otherwise, or when the name only says which team ("The Support Team"). Pure."""
-    if len(segment) > 60:
+    """The name the sender gives itself when `segment` is a sign-off, a thanks or a welcome
+    and nothing else ("Your A&O Team", "The Heroku Billing Team", "Dein congstar Team",
+    "L'équipe Qonto", "Thank you for booking with Travellink", "Terima kasih telah berbelanja
+    di Indomaret"; a sentence after it is cut off): as written; None otherwise, or when the
+    name only says which team or who ("The Support Team", "Thank you for shopping with us").
+    Pure."""
+    if len(segment) > 120:
         return None
     folded = fold(segment)
     pattern, cues = _sign_offs(language)
     if cues.search(folded) is None:
         return None
+    end = _SENTENCE_END.search(segment)
+    stop = end.start() if end else len(folded)
     start = len(folded) - len(folded.lstrip(" -–*"))
-    m = pattern.fullmatch(folded, start, len(folded.rstrip(" .!,*")))
+    m = pattern.fullmatch(folded, start, len(folded[:stop].rstrip(" .!,*")))
     if m is None:
         return None
     group = next(g for g, v in m.groupdict().items() if v is not None)
     value = segment[m.start(group):m.end(group)]
-    if set(fold(value).split()) <= set(common()["team_words"]):
+    words = set(fold(value).split())
+    if words <= set(common()["team_words"]) or words & set(common()["pronouns"]):
         return None
     return value
 
