@@ -254,9 +254,23 @@ def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
     "PETRODELI ENTERPRISE\nGST No: 000145047552\nInvoice number: 60000152273\n"
     "39.42 litre Pump # 09\nTotal RM 85.54\nVisa RM 85.54\n26/02/18 08:28 10886 09\n"
     "Thank you\nPlease come again",
+    # a restaurant's check, stamped with its time: no type word, no cash, a take-out order
+    "The Curry Leaf - Irvine\n2401 Main Street\nIrvine, CA 92614\nTake Out\nCheck #14\n"
+    "Ordered: 8/8/26 2:29 PM\n2 Paneer Tikka $25.98\nSubtotal $25.98\nTax $2.01\n"
+    "Total $27.99\nCredit Card Keyed",
+    # a golf house's slip: its time and a gratuity line
+    "PINE RIDGE GOLF HOUSE\n1103 RIDGE RD\n06/05/11 10:16AM\n2 CLUB SANDWICH 24.00\n"
+    "Subtotal 24.00\nTax 1.92\nGratuity ______",
 ])
 def test_a_till_slip_is_a_receipt(text: str) -> None:
     assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_letter_naming_a_time_and_a_table_is_no_receipt() -> None:
+    text = ("Anna Berg\nSeestraße 4\n10115 Berlin\nAn\nHerrn Jonas Weber\nParkweg 2\n"
+            "20095 Hamburg\nTreffen am 12.03.2024 um 10:30 Uhr\nBitte reservieren Sie einen "
+            "Tisch für sechs Personen am table 4.\nMit freundlichen Grüßen")
+    assert extract([text]).values["document_type"] != "receipt"
 
 
 @pytest.mark.parametrize(("text", "date"), [

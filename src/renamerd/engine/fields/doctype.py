@@ -154,7 +154,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             evidence.setdefault(kind, text)
     if not scores:
         cues = till_cues(doc)
-        if len(cues) >= 3:  # no type word, but a till slip's words: a receipt
+        if len(cues) >= _till_cues_needed(cues, addressed):
+            # no type word, but a till slip's words: a receipt
             return TypeGuess("receipt", 1.0, {"receipt": 1.0},
                              "point-of-sale cues: " + ", ".join(sorted(cues)))
         return TypeGuess("other", 0.0, {}, "")
@@ -164,13 +165,19 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     weak = top < WEAK_TYPE_SCORE and scores.get("receipt", 0) < top
     cues = (till_cues(doc) if weak or scores.get("invoice", 0) >= scores.get("receipt", 0)
             else set())
-    if len(cues) >= (TILL_CUES if addressed or "time of day" not in cues else 2):
+    if len(cues) >= _till_cues_needed(cues, addressed):
         # cashier, cash, change, a card terminal's ids, a time...: a receipt (a slip addressed
         # to nobody, stamped with its time, needs one cue besides the time)
         scores["receipt"] = max(scores.get("invoice", 0), top if weak else 0) + 1.0
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
+
+
+def _till_cues_needed(cues: set[str], addressed: bool) -> int:
+    """How many point-of-sale cues make a slip a receipt: TILL_CUES, or two when it is
+    addressed to nobody and stamped with its time of day (the time and one word)."""
+    return TILL_CUES if addressed or "time of day" not in cues else 2
 
 
 def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]], longest: int) -> str | None:
