@@ -498,6 +498,19 @@ def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
     assert values(text)["invoice_number"] == "2345"
 
 
+@pytest.mark.parametrize(("text", "number"), [
+    # the registered office's house number ("nº 60") above is an address, "Nº factura" a label
+    ("Endesa Energía, S.A.\nC/Ribera del Loira, nº 60 28042 - Madrid.\nDATOS DE LA FACTURA\n"
+     "Nº factura:\nP25CON049766428\nFecha emisión factura: 25/10/2025", "P25CON049766428"),
+    # a Portuguese simplified invoice: "Nro:" and a series written with its document code
+    ("Hipermercado Norte S.A.\nNIF: PT502011475\nFatura Simplificada Original\n"
+     "Nro:FS FIQ203/048287 10/05/2026 15:53\nIVA Nao sujeito - Decreto-Lei n.o 152-D/2017",
+     "FS FIQ203/048287"),
+])
+def test_spanish_and_portuguese_number_labels(text: str, number: str) -> None:
+    assert values(text)["invoice_number"] == number
+
+
 def test_a_known_label_written_with_a_hyphen_is_still_known() -> None:
     text = "Muster GmbH\nLieferschein-Nr 5\nRechnungsdatum: 16.09.2013\nSumme 10,00 €"
     assert values(text)["invoice_number"] == "5"
@@ -654,6 +667,27 @@ def test_a_copyright_notice_names_the_company_but_not_the_software_that_made_it(
     assert values("Invoice\n" + body + "© 2024 Lumen Notes Inc.")["issuer"] == "Lumen Notes Inc."
     made = values("Northwind Traders\nInvoice\n" + body + "Powered by InvoiceApp Inc. © 2024")
     assert made["issuer"] == "Northwind Traders"
+
+
+@pytest.mark.parametrize(("notice", "name"), [
+    ("Copyright © 1996–2026 Nordwind.com. All rights reserved.", "Nordwind.com"),
+    ("© 2025 Reisewelt GmbH. Alle Rechte vorbehalten.", "Reisewelt GmbH"),
+])
+def test_a_copyright_notice_ends_where_the_rights_are_reserved(notice: str, name: str) -> None:
+    text = ("Thanks, Anna! Your stay in Lisbon is confirmed.\nCheck-in Sunday, March 8, 2026\n"
+            "Total price € 412\n" + notice)
+    assert values(text)["issuer"] == name
+
+
+@pytest.mark.parametrize(("line", "language"), [
+    ("Vielen Dank, Ihre Buchung ist bestätigt.", "de"), ("Merci, à bientôt", "fr"),
+    ("Tack så mycket!", "sv"), ("Terima kasih", "id"),
+])
+def test_thanks_opening_a_mail_are_no_name(line: str, language: str) -> None:
+    text = f"{line}\n{line}\nBuchungsreferenz: QX7T2M\nSehr geehrter Herr Doe\nTotal 99,90"
+    names = [c.value for c in issuer_candidates(Doc.from_pages([text]), language)]
+    assert not any(name.split(",")[0].strip(" !") == line.split(",")[0].strip(" !")
+                   for name in names), names
 
 
 def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:

@@ -105,7 +105,7 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
         table = load(lang)
         recipient.update(table["labels"]["recipient"])
         for kind, phrases in table["labels"].items():
-            if kind not in ("recipient",):
+            if kind not in ("recipient", "sign_off", "thanks"):  # (frames hold "{name}")
                 words.update(p for p in phrases if len(p) > 3)
         for phrases in table["types"].values():
             words.update(p.lstrip("^") for p in phrases)

@@ -238,10 +238,23 @@ def copyright_notice(text: str) -> bool:
     return "©" in text or "copyright" in folded or "(c) " in folded
 
 
+_DOMAIN_END = re.compile(r"\.[a-z]{2,6}\.$")
+
+
+@functools.cache
+def _rights_reserved() -> re.Pattern[str]:
+    return re.compile(r"\s*(?:" + alternation(common()["rights_reserved"]) + ")")
+
+
 def clean_name(value: str) -> str:
-    label = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
-    if label:
-        value = value[label.end():]
+    prefix = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
+    if prefix:
+        value = value[prefix.end():]
+        if prefix.re is _COPYRIGHT:  # "© 1996–2026 Booking.com. All rights reserved."
+            reserved = _rights_reserved().search(fold(value))
+            value = value[:reserved.start()] if reserved else value
+            if _DOMAIN_END.search(value):  # "Booking.com." ends its sentence, "Ltd." is kept
+                value = value[:-1]
     if "  " in value or not value.isprintable():  # else its only blanks are single spaces
         value = _RX1.sub(" ", value)
     value = value.strip(" \t,;:-–·|•*#_~\"'")

@@ -13,14 +13,17 @@ _STREET_WORDS = (
     r"mah\.|jalan|jln|lot|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı"
+    r"carrer|travessa|torget|sokağı|bulvarı|av\."
 )
+#: Spanish "C/ Mayor", "C/Ribera del Loira" (calle)
+_CALLE = r"c/ ?(?=[^\W\d_])"
 #: a street's word, or "No." as a house's number is written
-_STREET = re.compile(rf"(?<!\w)(?:{_STREET_WORDS}|no\.)(?!\w)", re.I)
+_STREET = re.compile(rf"(?<!\w)(?:(?:{_STREET_WORDS}|no\.)(?!\w)|{_CALLE})", re.I)
 #: a street's word, with the short forms of lanes written without their dot ("Jl Sudirman",
 #: "Soi 5", "St Kilda Rd")
 _STREET_NAMED = re.compile(
-    rf"(?<!\w)(?:{_STREET_WORDS}|jl\.?|lorong|lrg\.?|gang|gg\.?|lane|soi|st|rd|ave)(?!\w)", re.I)
+    rf"(?<!\w)(?:(?:{_STREET_WORDS}|jl\.?|lorong|lrg\.?|gang|gg\.?|lane|soi|st|rd|ave)(?!\w)"
+    rf"|{_CALLE})", re.I)
 #: a street written as one word with its house number ("Kerkstraat 9", "Hauptstr. 5"); (the
 #: lookbehind, not "[^\W\d_]{2,}" before the ending: that one tried every ending at every split
 #: of each word. The pattern is only ever a test, and both find a match alike)
