@@ -582,6 +582,7 @@ def test_a_team_signing_an_e_mailed_bill_is_its_sender() -> None:
     ("Merci d'avoir choisi Atelier Brun", "fr", "Atelier Brun"),
     ("Terima kasih telah berbelanja di Toko Sinar", "id", "Toko Sinar"),
     ("Thank you for your order from Hahn Technik GmbH.", "en", "Hahn Technik GmbH"),
+    ("Thank you for using Brightwave.", "en", "Brightwave"),
     ("Thank you for shopping with us", "en", None), ("Welcome to your account", "en", None),
     ("Thank you for shopping at our store today, see you", "en", None),
 ])
@@ -688,6 +689,27 @@ def test_thanks_opening_a_mail_are_no_name(line: str, language: str) -> None:
     names = [c.value for c in issuer_candidates(Doc.from_pages([text]), language)]
     assert not any(name.split(",")[0].strip(" !") == line.split(",")[0].strip(" !")
                    for name in names), names
+
+
+MAILED_INVOICE = """To: anna@example.com
+Date: Tue, 30 Sep 2025 04:05:01 +0000
+Subject: Your Brightwave invoice is attached
+From: "Brightwave" <noreply@notify.brightwave.io>
+
+Invoice details:
+- Invoice ID: IN-48951432
+- Invoice Amount: $25.20
+
+Additional resources
+- Support: https://help.example.net/brightwave"""
+
+
+def test_a_mails_sender_is_the_name_of_its_from_line_not_its_subject() -> None:
+    assert values(MAILED_INVOICE)["issuer"] == "Brightwave"
+    subject = MAILED_INVOICE.replace("Subject: Your", "Betreff: Ihre").replace(
+        'From: "Brightwave" <noreply@notify.brightwave.io>', "")
+    names = [c.value for c in issuer_candidates(Doc.from_pages([subject]), "de")]
+    assert not any("invoice is attached" in n for n in names), names
 
 
 def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:

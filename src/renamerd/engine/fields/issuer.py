@@ -21,6 +21,7 @@ from renamerd.engine.fields.issuer_labels import (
     find_label,
     label_only,
     legal_named,
+    mail_header,
     side_by_side,
     signed_off,
 )
@@ -204,7 +205,8 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
     cut = cut_registration(_despaced(text), ctx.registration)
-    if cut is None or label_only(cut) or colon_below(ctx.doc, line) or made_with(cut):
+    if (cut is None or label_only(cut) or colon_below(ctx.doc, line) or made_with(cut)
+            or mail_header(cut)):
         return None
     suffix = legal_suffix(cut)
     if line.index not in ctx.wanted and not suffix:

@@ -193,6 +193,17 @@ def side_by_side(segment: str) -> list[str]:
     return [segment[:first.end()], rest.strip()]
 
 
+@functools.cache
+def _mail_header() -> re.Pattern[str]:
+    return re.compile(r"\W*(?:" + alternation(common()["mail_headers"]) + r")\s*[:：]")
+
+
+def mail_header(text: str) -> bool:
+    """`text` is an e-mail's subject or sending line ("Subject: Your Cloudflare invoice",
+    "Betreff: ...", "Sent: Monday"): it names the message, not its sender."""
+    return _mail_header().match(fold(text)) is not None
+
+
 def label_only(text: str) -> bool:
     """A short label waiting for its value ("Notes :", "Bank details:"): no name."""
     stripped = text.rstrip()

@@ -238,6 +238,8 @@ def copyright_notice(text: str) -> bool:
     return "©" in text or "copyright" in folded or "(c) " in folded
 
 
+#: a mailbox with its display name ('"Steam Support" <noreply@steampowered.com>')
+_MAILBOX = re.compile(r"\"?([^\"<>@]{2,60}?)\"?\s*<[^<>@\s]+@[^<>\s]+>")
 _DOMAIN_END = re.compile(r"\.[a-z]{2,6}\.$")
 
 
@@ -250,6 +252,11 @@ def clean_name(value: str) -> str:
     prefix = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
     if prefix:
         value = value[prefix.end():]
+    if "<" in value:
+        mailbox = _MAILBOX.fullmatch(value.strip())
+        if mailbox:  # 'From: "Cloudflare" <noreply@notify.cloudflare.com>'
+            value = mailbox.group(1)
+    if prefix:
         if prefix.re is _COPYRIGHT:  # "© 1996–2026 Booking.com. All rights reserved."
             reserved = _rights_reserved().search(fold(value))
             value = value[:reserved.start()] if reserved else value
