@@ -256,12 +256,11 @@ def clean_name(value: str) -> str:
         mailbox = _MAILBOX.fullmatch(value.strip())
         if mailbox:  # 'From: "Cloudflare" <noreply@notify.cloudflare.com>'
             value = mailbox.group(1)
-    if prefix:
-        if prefix.re is _COPYRIGHT:  # "© 1996–2026 Booking.com. All rights reserved."
-            reserved = _rights_reserved().search(fold(value))
-            value = value[:reserved.start()] if reserved else value
-            if _DOMAIN_END.search(value):  # "Booking.com." ends its sentence, "Ltd." is kept
-                value = value[:-1]
+    if prefix and prefix.re is _COPYRIGHT:  # "© 1996–2026 Booking.com. All rights reserved."
+        reserved = _rights_reserved().search(fold(value))
+        value = value[:reserved.start()] if reserved else value
+        if _DOMAIN_END.search(value):  # "Booking.com." ends its sentence, "Ltd." is kept
+            value = value[:-1]
     if "  " in value or not value.isprintable():  # else its only blanks are single spaces
         value = _RX1.sub(" ", value)
     value = value.strip(" \t,;:-–·|•*#_~\"'")
