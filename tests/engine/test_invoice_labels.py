@@ -712,6 +712,20 @@ def test_a_mails_sender_is_the_name_of_its_from_line_not_its_subject() -> None:
     assert not any("invoice is attached" in n for n in names), names
 
 
+@pytest.mark.parametrize(("text", "kind", "number"), [
+    ("Staywell.com\nConfirmation: 4417205588\nPIN: 1234\nThanks, Anna! Your booking is "
+     "confirmed.\nCheck-in Sunday, March 8, 2026", "order_confirmation", "4417205588"),
+    ("Olá Ana, a sua reserva foi confirmada.\nReserva nº 88123\nCheck-in 08/03/2026",
+     "order_confirmation", "88123"),
+    ("From: purchase-noreply@streamly.tv\nSubject: Invoice Receipt\nThis email confirms your "
+     "recent payment.\nInvoice 696026438\nFeb 20, 2026\nTotal Due: $0.00", "receipt",
+     "696026438"),
+])
+def test_a_confirmed_booking_and_an_invoice_receipt(text: str, kind: str, number: str) -> None:
+    found = values(text)
+    assert (found["document_type"], found["invoice_number"]) == (kind, number)
+
+
 def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:
     text = ("Musterfirma | Lieferdatum | 19.02.2014\nHerrn Manfred Muster | Auftragsdatum | 19.02.2014\n"
             "12345 Musterstadt | Datum | 05.02.2014\nRechnung Nr. 4\nBitte überweisen Sie den Betrag "
