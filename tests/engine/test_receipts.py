@@ -424,3 +424,19 @@ def test_an_invoice_addressed_to_its_customer_needs_more_till_cues() -> None:
             "Invoice no: 1047\nIssued 15/04/2018 18:32\nConsulting | 800.00\nTOTAL | 800.00\n"
             "Paid by VISA")
     assert extract([text]).values["document_type"] == "invoice"
+
+
+@pytest.mark.parametrize(("text", "issuer"), [
+    # a Spanish supermarket's slip: "KG" heads a column (and "€/KG" is a unit), no legal form;
+    # the cooperative's name is in the footer
+    ("12 - Av. del Puerto\nTlf.963553980\nC:0012 02/000027 07.01.2026 11:20\nUND PVP\n"
+     "KG ARTICULO €/KG TOTAL\n1 PASTEL CREMA 3U 1,29\n2 RED BULL 0,25L 1,59 3,18\n"
+     "Total factura: 4,47\nTarj. Crédito 4,47\nFACTURA SIMPLIFICADA\nHORTA VERDA, S.COOP.V.",
+     "HORTA VERDA, S.COOP.V."),
+    # a table's heading row over the items is no name either
+    ("Buy at CL DELS LLEONS 48\n17/01/2026 11:51\nSimplified invoice No. 0103203-00196912\n"
+     "DESCRIPTION QUANTITY KG PRICE TOTAL\nNAPOLITANA 2 ud €0,55 €1,10\nTotal to pay €1,10\n"
+     "MERCAT NOU RETAIL, S.A.U. A80782519", "MERCAT NOU RETAIL, S.A.U."),
+])
+def test_a_column_heading_kg_is_a_unit_not_a_legal_form(text: str, issuer: str) -> None:
+    assert extract([text]).values["issuer"] == issuer

@@ -106,7 +106,7 @@ _PAGE_NUMBER = re.compile(
 def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
-    or a country's name alone, a page's number."""
+    (or a row of them) or a country's name alone, a page's number."""
     if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
         return True
     if _PAGE_NUMBER.fullmatch(value):
@@ -114,13 +114,22 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or PHONE.search(value) or "@" in value:
         return True
-    return bool(_RX4.search(folded)) or folded.strip(" .:,") in never_names()
+    if _RX4.search(folded) or folded.strip(" .:,") in never_names():
+        return True
+    words = folded.split()  # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
+    return len(words) >= 2 and all(w.strip(".:,") in never_names() for w in words)
 
 
 def weak_suffix(suffix: re.Match[str], value: str) -> bool:
-    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address."""
-    return len(suffix.group(0).strip(". ")) <= 2 and bool(
-        address_words().search(value) or address(value))
+    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address; in
+    a unit ("€/KG") or after a table's headings only ("DESCRIPTION QUANTITY KG"), a unit."""
+    if len(suffix.group(0).strip(". ")) > 2:
+        return False
+    form = suffix.group(0).strip()
+    before = value[:-len(form)] if value.endswith(form) else value
+    words = fold(before).split()
+    return (before.endswith("/") or bool(words) and all(w in never_names() for w in words)
+            or bool(address_words().search(value) or address(value)))
 
 
 def merits(ctx: Page, line: Line, value: str, suffix: re.Match[str] | None, seg_no: int,
