@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.glued import rejoined, unglued
+from renamerd.engine.fields.glued import rejoined, spaced_out, unglued
 
 
 @pytest.mark.parametrize(("row", "expected"), [
@@ -14,6 +14,9 @@ from renamerd.engine.fields.glued import rejoined, unglued
     ("Zahlbetrag891,66 €", "Zahlbetrag 891,66 €"),
     ("Invoice number:INV-7", "Invoice number:INV-7"),  # a colon already parts them
     ("Date de facture12/03/2024", "Date de facture 12/03/2024"),
+    # a value running into the next label
+    ("Rechnung #: 67389368Datum: 31/08/2022Fällig am: 31/08/2022",
+     "Rechnung #: 67389368 Datum: 31/08/2022 Fällig am: 31/08/2022"),
 ])
 def test_a_label_run_into_its_value_gets_its_blank_back(row: str, expected: str) -> None:
     assert unglued(row) == expected
@@ -26,6 +29,7 @@ def test_a_label_run_into_its_value_gets_its_blank_back(row: str, expected: str)
     "Telekom Deutschland GmbH",
     "iPhone15 Pro",  # no label
     "Rechnung Nr. 2024-17",  # already apart
+    "Lot 5B Road", "Model 3Datumsanzeige",  # no label after the digit, or a longer word
 ])
 def test_words_that_only_begin_with_a_label_are_left_alone(row: str) -> None:
     assert unglued(row) == row
@@ -35,6 +39,29 @@ def test_a_slash_joined_label_broken_over_two_lines_is_one_line() -> None:
     assert rejoined(["Rechnungsdatum", "/Lieferdatum 29 Dezember 2025", "/ 12"]) == [
         "Rechnungsdatum/Lieferdatum 29 Dezember 2025", "/ 12"]
     assert rejoined(["Total 12.00", "/month"]) == ["Total 12.00", "/month"]
+
+
+SPACED_OUT = """I n v o i c e  n u m b e r  7 6 2 5 3 8 1 5
+D a t e  o f  i s s u e  A p r i l  1 3 ,  2 0 2 3
+L u m e n  S o f t w a r e  G m b H
+P e t e r - B e h r e n s - P l a t z  2
+A   4 0 2 0  L i n z
+B i l l  t o
+N o r d w i n d  T r a d e r s  L t d
+T o t a l  € 9 9 . 0 0"""
+
+
+def test_a_page_drawn_one_letter_at_a_time_gets_its_words_back() -> None:
+    assert spaced_out(SPACED_OUT).splitlines()[:3] == [
+        "Invoice  number  76253815", "Date  of  issue  April  13,  2023", "Lumen  Software  GmbH"]
+    found = extract([SPACED_OUT]).values
+    assert (found["issuer"], found["date"], found["invoice_number"]) == (
+        "Lumen Software GmbH", "2023-04-13", "76253815")
+
+
+def test_a_page_with_a_few_single_letters_is_left_alone() -> None:
+    page = "Invoice a 1 b 2\nTable: 1 x 2 B 3 C\n" + "Lumen Software GmbH bills you\n" * 10
+    assert spaced_out(page) == page
 
 
 MARKETPLACE_INVOICE = """Rechnung

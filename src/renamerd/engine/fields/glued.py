@@ -7,8 +7,12 @@
   gets its blank back. A label followed by lowercase letters is a longer word, and one word of
   capitals after a label's letters ("TotalEnergies") has only one capital: both are left as
   they are.
+  A value running into the next label ("Rechnung #: 67389368Datum: 31/08/2022") is cut
+  before the label, when that starts with a capital.
 * Split: a slash-joined label broken over two lines ("Rechnungsdatum" above
   "/Lieferdatum 29 Dezember 2025") is one line again.
+* Spaced out: a page drawn one letter at a time reads back with a blank between letters and
+  two between words ("I n v o i c e  n u m b e r"); such a page gets its words back.
 """
 
 from __future__ import annotations
@@ -21,17 +25,29 @@ from renamerd.engine.lexicon import all_tables, alternation, fold, written_unspa
 #: the label kinds whose values are looked for after them
 KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invoice_number",
          "other_number", "order_number", "total")
-#: the quick test: three lowercase letters running into a digit or into two capitals
+#: the quick tests: three lowercase letters running into a digit or into two capitals; a
+#: digit running into a capitalised word
 _RUN_IN = re.compile(r"[^\W\d_A-Z]{3}(?:\d|[A-Z]{2})")
+_DIGIT_LABEL = re.compile(r"\d[^\W\d_a-z][^\W\d_A-Z]")
+
+
+@functools.cache
+def _phrases() -> frozenset[str]:
+    # (labels in scripts without blanks touch their values by right)
+    return frozenset(p for table in all_tables().values() for kind in KINDS
+                     for p in table["labels"].get(kind, ()) if p and not written_unspaced(p))
 
 
 @functools.cache
 def _labels() -> re.Pattern[str]:
-    phrases = {p for table in all_tables().values() for kind in KINDS
-               for p in table["labels"].get(kind, ()) if p and not written_unspaced(p)}
-    # (followed by a letter or a digit: the value it ran into; the case is checked on the text;
-    # labels in scripts without blanks touch their values by right)
-    return re.compile(alternation(phrases, then=r"(?=[^\W_])"))
+    # (followed by a letter or a digit: the value it ran into; the case is checked on the text)
+    return re.compile(alternation(set(_phrases()), then=r"(?=[^\W_])"))
+
+
+@functools.cache
+def _labels_after_digits() -> re.Pattern[str]:
+    """The same labels, right after a digit (where a value ran into them) and ending a word."""
+    return re.compile(alternation(set(_phrases())).replace(r"(?<!\w)", r"(?<=\d)", 1))
 
 
 def _value_starts(text: str, at: int) -> bool:
@@ -41,13 +57,34 @@ def _value_starts(text: str, at: int) -> bool:
 
 
 def unglued(row: str) -> str:
-    """`row` with a blank between each known label and the value it ran into. Pure."""
-    if not _RUN_IN.search(row):
+    """`row` with a blank between each known label and the value it ran into, and between a
+    value and the label it ran into. Pure."""
+    run_in, after_digit = _RUN_IN.search(row), _DIGIT_LABEL.search(row)
+    if not run_in and not after_digit:
         return row
-    cuts = [m.end() for m in _labels().finditer(fold(row)) if _value_starts(row, m.end())]
-    for cut in reversed(cuts):
+    folded = fold(row)
+    cuts = [m.end() for m in _labels().finditer(folded) if _value_starts(row, m.end())] \
+        if run_in else []
+    if after_digit:
+        cuts += [m.start() for m in _labels_after_digits().finditer(folded)
+                 if row[m.start()].isupper()]
+    for cut in sorted(set(cuts), reverse=True):
         row = row[:cut] + " " + row[cut:]
     return row
+
+
+#: a blank between letters, two between words: "I n v o i c e  n u m b e r"
+_SPACED_WORD = re.compile(r"(?<!\S)\S(?: \S)+(?!\S)")
+
+
+def spaced_out(page: str) -> str:
+    """`page` with its words back when it reads one letter at a time (most of its first
+    thousand blank-separated pieces are single characters); else `page` as it is. Pure."""
+    pieces = page[:4000].split()
+    if len(pieces) < 30 or sum(len(p) == 1 for p in pieces) < 0.7 * len(pieces):
+        return page
+    return "\n".join(_SPACED_WORD.sub(lambda m: m.group(0).replace(" ", ""), line)
+                     for line in page.split("\n"))
 
 
 def rejoined(rows: list[str]) -> list[str]:
