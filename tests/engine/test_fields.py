@@ -173,6 +173,16 @@ def test_receipt_cues_beat_a_tax_invoice_heading() -> None:
     assert values(text)["document_type"] == "receipt"
 
 
+def test_a_sentence_on_top_of_a_page_is_no_heading() -> None:
+    # a privacy notice printed above the letterhead names a contract's words in passing
+    text = ("De acuerdo con la normativa vigente de protección de datos personales, le informamos "
+            "que sus datos pasarán a formar parte de nuestros ficheros para el contrato de "
+            "prestación de servicios que nos ha encargado.\nCárnicas del Sur S.A.\n"
+            "Plaza Mayor, 2 - 29580 Cártama\nFACTURA 132270 DATOS DE ENVÍO\n"
+            "FECHA 21.06.2021 CLIENTE 5108\nTOTAL 412,00")
+    assert values(text)["document_type"] == "invoice"
+
+
 @pytest.mark.parametrize("raw, expected", [("1.234,56", 1234.56), ("1,234.56", 1234.56),
                                            ("1 234,56", 1234.56), ("1'234.56", 1234.56),
                                            ("99,90", 99.9), ("1200", 1200.0)])

@@ -17,6 +17,8 @@ HEADING_LINES = 8
 WEAK_TYPE_SCORE = 3.0
 #: point-of-sale cues that make a document titled as an invoice a receipt
 TILL_CUES = 3
+#: the longest line that can head a page (longer: a sentence, a paragraph run into one line)
+HEADING_WIDTH = 120
 #: more specific types win ties against the general ones they resemble
 PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "payslip",
             "bank_statement", "tax_document", "quote", "receipt", "invoice", "insurance",
@@ -119,7 +121,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         if recipient.match(line.folded):
             addressed = True
             continue  # "Facturé à:", "Bill to:" name the recipient, not the type
-        heading = line.index < HEADING_LINES and line.page == 1
+        # (a sentence is no heading, wherever it stands: a privacy notice printed on top)
+        heading = line.index < HEADING_LINES and line.page == 1 and len(line.text) <= HEADING_WIDTH
         for m in pattern.finditer(line.folded):
             kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
             if heading_only and not heading:
