@@ -145,6 +145,18 @@ def make_encrypted_pdf(lines: Sequence[Line], password: str = "secret") -> bytes
     return out.getvalue()
 
 
+def attach(pdf: bytes, name: str, data: bytes) -> bytes:
+    """`pdf` with `data` attached as an embedded file called `name` (as Factur-X and ZUGFeRD
+    attach their XML)."""
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(pdf))
+    writer.add_attachment(name, data)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 # --- scans --------------------------------------------------------------------------------
 
 @lru_cache(maxsize=48)

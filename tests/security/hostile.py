@@ -70,6 +70,29 @@ def _one_page(content: bytes, resources: bytes = b"<< /Font << /F1 5 0 R >> >>",
     ])
 
 
+def pdf_attached_xml_bomb(mb: int = 400, attachments: int = 1) -> bytes:
+    """A one-page PDF of text attaching `attachments` files "factur-x.xml", each a flate
+    stream that decodes to `mb` MB (a few hundred kB packed) and declares no size."""
+    content = b"BT /F1 12 Tf 72 720 Td (Rechnung Nordlicht GmbH Datum 14.03.2025) Tj ET"
+    first = 6  # objects 1-5: catalog, pages, page, content, font
+    bomb = flate_stream(b"<a>" + b" " * (mb * 1024 * 1024) + b"</a>", b"/Type /EmbeddedFile")
+    names = b" ".join(f"(factur-x.xml) {first + 2 * i} 0 R".encode() for i in range(attachments))
+    files: list[bytes] = []
+    for i in range(attachments):
+        files += [f"<< /Type /Filespec /F (factur-x.xml) /EF << /F {first + 2 * i + 1} 0 R >> >>"
+                  .encode(), bomb]
+    return raw_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [" + names
+        + b"] >> >> >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources "
+        b"<< /Font << /F1 5 0 R >> >> >>",
+        flate_stream(content),
+        _FONT,
+        *files,
+    ])
+
+
 def dates_text(dates: int) -> bytes:
     """`dates` dates on one line, about 28 bytes each ("Datum 14.03.2021 Ref 123 / ...")."""
     units = [f"Datum {d:02d}.{m:02d}.2021 Ref {d * m:03d} / ".encode()

@@ -155,6 +155,15 @@ def test_pdf_forms_listing_forms_are_each_looked_into_once(tmp_path: Path) -> No
 # --- PDF page trees -------------------------------------------------------------------------
 
 
+def test_pdf_attaching_xml_bombs_as_its_e_invoice_is_read_from_its_page(tmp_path: Path) -> None:
+    """A 1 MB PDF attaching three "factur-x.xml" files that each decode to 400 MB: the first
+    is cut off at the stream limit and the attachments are left unread; the page is named as
+    if there were none. Measured: ~0.7 s."""
+    report = probe(tmp_path, "rename", h.pdf_attached_xml_bomb(400, 3), "einvoice.pdf")
+    assert report["error"] is None, report
+    assert_bounded(report, seconds=5.0)
+
+
 def test_pdf_of_a_million_pages_is_refused_for_its_pages(tmp_path: Path) -> None:
     """A 12 KB page tree declaring 1,000,000 pages. Before: "a PDF stream decodes to more
     than 48 MB" after 2.3-3.4 s, +57 MB. After: the page count, in ~0.01 s."""

@@ -117,7 +117,27 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
         extraction = extract(pages)
     if "invoice_number" in extraction.missing():
         _number_from_layout(doc, len(pages), extraction)
+    einvoice = doc.einvoice()
+    if einvoice is not None:
+        _take_einvoice(einvoice, extraction)
     return doc, pages, extraction
+
+
+def _take_einvoice(einvoice: Any, extraction: Extraction) -> None:
+    """The values of a PDF's embedded e-invoice (readers/einvoice.py) over those read from
+    its pages: the XML is the binding invoice, so what it gives wins."""
+    found = {"date": einvoice.issue_date.isoformat() if einvoice.issue_date else None,
+             "issuer": einvoice.seller, "invoice_number": einvoice.number,
+             "document_type": einvoice.document_type, "amount": einvoice.total,
+             "currency": einvoice.currency}
+    taken = {k: v for k, v in found.items() if v}
+    extraction.evidence = [e for e in extraction.evidence if e.field not in taken]
+    for name, value in taken.items():
+        extraction.values[name] = value
+        if name in ("date", "issuer", "invoice_number", "document_type"):
+            extraction.confidence[name] = 0.99
+        extraction.evidence.append(Evidence(name, str(value), f"{einvoice.syntax} XML", 1,
+                                            f"embedded e-invoice ({einvoice.syntax})", 1.0))
 
 
 def _number_from_layout(doc: Any, count: int, extraction: Extraction) -> None:

@@ -29,6 +29,7 @@ from renamerd.engine.formats import (
 )
 from renamerd.engine.ocr.reader import OcrReader, page_of
 from renamerd.engine.ocr.tesseract import PageImage
+from renamerd.engine.readers.einvoice import EInvoice, parse_einvoice
 from renamerd.engine.readers.images import ImagePages
 from renamerd.engine.readers.legacy import convert_to_pdf
 from renamerd.engine.readers.office import OfficePages
@@ -103,6 +104,15 @@ class DocumentText:
         if not isinstance(source, PdfPages) or index in self._ocr_indexes:
             return None
         return source.layout_text(index)[:self._config.max_page_chars]
+
+    def einvoice(self) -> EInvoice | None:
+        """The e-invoice a PDF carries as XML (ZUGFeRD, Factur-X, XRechnung;
+        readers/einvoice.py), or None (other formats, no or unreadable attachment). Never
+        raises. Not cached."""
+        if not isinstance(self._source, PdfPages):
+            return None
+        xml = self._source.invoice_xml()
+        return parse_einvoice(xml) if xml is not None else None
 
     def _clip(self, text: str) -> str:
         """`text` cut to what a page may keep of the document's remaining share."""

@@ -23,6 +23,7 @@ from PIL import Image
 from pypdf.errors import DependencyError, FileNotDecryptedError, LimitReachedError
 from pypdf.generic import DictionaryObject, StreamObject
 
+from renamerd.engine.readers.einvoice import KNOWN_NAMES, MAX_XML_BYTES
 from renamerd.engine.readers.images import check_pixels
 from renamerd.engine.readers.pdf_cost import OverLimit, PageCost, page_cost
 from renamerd.engine.types import (
@@ -48,6 +49,8 @@ STAMP_TEXT_CHARS = 200
 #: a text layer of at least this many lines, this share of them a single word, was written one
 #: word at a time (each word placed on its own): it is read again in visual order
 WORDS_APART_LINES, WORDS_APART_SHARE = 30, 0.7
+#: attachments looked at for an e-invoice's XML (a PDF may attach thousands of files)
+MAX_ATTACHMENTS = 20
 #: pixels from which an image counts as a page scan (A4 at about 120 dpi)
 SCAN_MIN_PIXELS = 1_400_000
 #: characters pypdf may produce per byte of page content, on average over the page's limit
@@ -175,6 +178,19 @@ class PdfPages:
         """
         return self._extract(index)
 
+    def invoice_xml(self) -> bytes | None:
+        """The XML of the e-invoice attached to the PDF (ZUGFeRD, Factur-X, XRechnung: the file
+        those standards name, else the first attached ".xml"), or None. Looks at the first
+        MAX_ATTACHMENTS attachments only and decodes none whose declared or decoded size is over
+        einvoice.MAX_XML_BYTES. Never raises: a broken attachment is no reason to refuse
+        the pages. Safe to repeat."""
+        try:
+            with pdf_limits():
+                return _invoice_xml(self.reader)
+        except Exception as exc:  # noqa: BLE001 - hostile input: the attachment is ignored
+            log.info("pdf attachment not read: %s", type(exc).__name__)
+            return None
+
     def layout_text(self, index: int) -> str:
         """Text layer of page `index` in visual order (pypdf's layout mode: rows as they
         stand on the page, label and value side by side), each row stripped. Same limits and
@@ -291,6 +307,21 @@ class PdfPages:
 
 
 _WIDE_GAP = re.compile(r" {8,}")
+
+
+def _invoice_xml(reader: pypdf.PdfReader) -> bytes | None:
+    xml_files = [f for _, f in zip(range(MAX_ATTACHMENTS), reader.attachment_list, strict=False)
+                 if f.name.lower().endswith(".xml")]
+    xml_files.sort(key=lambda f: f.name.lower() not in KNOWN_NAMES)
+    for attached in xml_files:
+        stream = attached._embedded_file  # (pypdf's own accessor; no public one gives the stream)
+        declared = max(int(attached.size or 0), int(stream.get("/Length", 0) or 0))
+        if declared > MAX_XML_BYTES:
+            continue
+        data = attached.content
+        if len(data) <= MAX_XML_BYTES:
+            return bytes(data)
+    return None
 
 
 def _alnum_below(text: str, limit: int) -> bool:

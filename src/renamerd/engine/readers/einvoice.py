@@ -1,0 +1,145 @@
+"""The structured invoice inside a PDF: ZUGFeRD, Factur-X and XRechnung embed the invoice's data
+as XML (UN/CEFACT Cross Industry Invoice, or ZUGFeRD 1's Cross Industry Document; some embed
+a UBL Invoice or CreditNote). That XML is the legally binding invoice, so its seller, number,
+issue date, kind and total are read from it instead of guessed from the page.
+
+`parse_einvoice(xml)` is pure: bytes in, `EInvoice` or None out (None for XML that is no
+invoice, or is broken). Parsed with defusedxml: no DTDs, no entities, no network.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from xml.etree.ElementTree import Element
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import ParseError, fromstring
+
+log = logging.getLogger(__name__)
+
+#: the file names the standards give the embedded XML (Factur-X, ZUGFeRD 1 and 2, XRechnung)
+KNOWN_NAMES = ("factur-x.xml", "zugferd-invoice.xml", "zugferd_invoice.xml", "xrechnung.xml")
+#: the largest embedded XML read (a real invoice's is a few to a few hundred kB)
+MAX_XML_BYTES = 5 * 1024 * 1024
+
+#: UNTDID 1001 document codes that are credit notes; every other invoice code is an invoice
+#: (380 commercial, 384 corrected, 386 prepayment, 389 self-billed, 326 partial, 751...)
+_CREDIT_CODES = {"381", "261", "262", "296", "308", "396", "420", "458", "532"}
+
+
+@dataclass(frozen=True)
+class EInvoice:
+    """What an embedded e-invoice says. Every field may be missing (None)."""
+
+    syntax: str  # "CII" (Factur-X, ZUGFeRD 2, XRechnung), "ZUGFeRD 1" or "UBL"
+    number: str | None
+    issue_date: dt.date | None
+    seller: str | None
+    document_type: str  # "invoice" or "credit_note"
+    currency: str | None
+    total: str | None  # "1234.56"
+
+
+def parse_einvoice(xml: bytes) -> EInvoice | None:
+    """The e-invoice in `xml`, or None when it is none (another XML, broken, over
+    MAX_XML_BYTES, or declaring a DTD). Pure; never raises for bad input."""
+    if len(xml) > MAX_XML_BYTES:
+        return None
+    try:
+        root = fromstring(xml, forbid_dtd=True)
+    except (ParseError, DefusedXmlException, ValueError) as exc:
+        log.info("embedded XML not read: %s", type(exc).__name__)
+        return None
+    kind = _local(root.tag)
+    if kind == "CrossIndustryInvoice":
+        return _cii(root)
+    if kind == "CrossIndustryDocument":
+        return _zugferd1(root)
+    if kind in ("Invoice", "CreditNote"):
+        return _ubl(root, kind)
+    return None
+
+
+def _cii(root: Element) -> EInvoice:
+    doc = _child(root, "ExchangedDocument")
+    trade = _child(root, "SupplyChainTradeTransaction")
+    settlement = _child(trade, "ApplicableHeaderTradeSettlement")
+    return EInvoice(
+        "CII", _text(doc, "ID"), _date_102(_child(doc, "IssueDateTime")),
+        _text(_child(_child(trade, "ApplicableHeaderTradeAgreement"), "SellerTradeParty"), "Name"),
+        _kind(_text(doc, "TypeCode")), _text(settlement, "InvoiceCurrencyCode"),
+        _amount(_child(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation"),
+                "GrandTotalAmount"))
+
+
+def _zugferd1(root: Element) -> EInvoice:
+    doc = _child(root, "HeaderExchangedDocument")
+    trade = _child(root, "SpecifiedSupplyChainTradeTransaction")
+    settlement = _child(trade, "ApplicableSupplyChainTradeSettlement")
+    return EInvoice(
+        "ZUGFeRD 1", _text(doc, "ID"), _date_102(_child(doc, "IssueDateTime")),
+        _text(_child(_child(trade, "ApplicableSupplyChainTradeAgreement"), "SellerTradeParty"),
+              "Name"),
+        _kind(_text(doc, "TypeCode")), _text(settlement, "InvoiceCurrencyCode"),
+        _amount(_child(settlement, "SpecifiedTradeSettlementMonetarySummation"),
+                "GrandTotalAmount"))
+
+
+def _ubl(root: Element, kind: str) -> EInvoice:
+    party = _child(_child(root, "AccountingSupplierParty"), "Party")
+    seller = (_text(_child(party, "PartyName"), "Name")
+              or _text(_child(party, "PartyLegalEntity"), "RegistrationName"))
+    code = _text(root, "InvoiceTypeCode") or _text(root, "CreditNoteTypeCode")
+    issued = _text(root, "IssueDate")
+    try:
+        date = dt.date.fromisoformat(issued) if issued else None
+    except ValueError:
+        date = None
+    return EInvoice(
+        "UBL", _text(root, "ID"), date, seller,
+        "credit_note" if kind == "CreditNote" else _kind(code),
+        _text(root, "DocumentCurrencyCode"),
+        _amount(_child(root, "LegalMonetaryTotal"), "PayableAmount"))
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _child(parent: Element | None, name: str) -> Element | None:
+    """The first direct child of `parent` with local name `name` (any namespace)."""
+    if parent is None:
+        return None
+    return next((el for el in parent if _local(el.tag) == name), None)
+
+
+def _text(parent: Element | None, name: str) -> str | None:
+    el = _child(parent, name)
+    value = " ".join((el.text or "").split()) if el is not None else ""
+    return value[:200] or None
+
+
+def _date_102(parent: Element | None) -> dt.date | None:
+    """A CII date (`DateTimeString format="102"`: YYYYMMDD)."""
+    raw = _text(parent, "DateTimeString") or ""
+    if not re.fullmatch(r"\d{8}", raw):
+        return None
+    try:
+        return dt.date(int(raw[:4]), int(raw[4:6]), int(raw[6:]))
+    except ValueError:
+        return None
+
+
+def _kind(code: str | None) -> str:
+    return "credit_note" if code in _CREDIT_CODES else "invoice"
+
+
+def _amount(parent: Element | None, name: str) -> str | None:
+    raw = _text(parent, name)
+    if raw is None or not re.fullmatch(r"-?\d{1,15}(?:\.\d{1,6})?", raw):
+        return None
+    return str(Decimal(raw).quantize(Decimal("0.01")))

@@ -1,0 +1,155 @@
+"""E-invoices embedded in PDFs: ZUGFeRD, Factur-X, XRechnung (engine/readers/einvoice.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from engine.docmaker import attach, make_pdf
+from renamerd.engine import EngineConfig, rename
+from renamerd.engine.readers.einvoice import MAX_XML_BYTES, parse_einvoice
+
+#: an EN 16931 invoice in UN/CEFACT CII, as Factur-X and ZUGFeRD 2 embed it
+CII = b"""<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryInvoice
+    xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+    xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
+    xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
+  <rsm:ExchangedDocumentContext>
+    <ram:GuidelineSpecifiedDocumentContextParameter>
+      <ram:ID>urn:cen.eu:en16931:2017</ram:ID>
+    </ram:GuidelineSpecifiedDocumentContextParameter>
+  </rsm:ExchangedDocumentContext>
+  <rsm:ExchangedDocument>
+    <ram:ID>RE-2025-0471</ram:ID>
+    <ram:TypeCode>%(code)s</ram:TypeCode>
+    <ram:IssueDateTime><udt:DateTimeString format="102">20250314</udt:DateTimeString>
+    </ram:IssueDateTime>
+  </rsm:ExchangedDocument>
+  <rsm:SupplyChainTradeTransaction>
+    <ram:ApplicableHeaderTradeAgreement>
+      <ram:SellerTradeParty><ram:Name>Lieferant Nordlicht GmbH</ram:Name></ram:SellerTradeParty>
+      <ram:BuyerTradeParty><ram:Name>Kunde Sonnenschein AG</ram:Name></ram:BuyerTradeParty>
+    </ram:ApplicableHeaderTradeAgreement>
+    <ram:ApplicableHeaderTradeSettlement>
+      <ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+      <ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+        <ram:TaxBasisTotalAmount>1000.00</ram:TaxBasisTotalAmount>
+        <ram:GrandTotalAmount>1190.00</ram:GrandTotalAmount>
+      </ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+    </ram:ApplicableHeaderTradeSettlement>
+  </rsm:SupplyChainTradeTransaction>
+</rsm:CrossIndustryInvoice>"""
+
+ZUGFERD_1 = b"""<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryDocument
+    xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0"
+    xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12"
+    xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:15">
+  <rsm:HeaderExchangedDocument>
+    <ram:ID>471102</ram:ID>
+    <ram:TypeCode>380</ram:TypeCode>
+    <ram:IssueDateTime><udt:DateTimeString format="102">20130305</udt:DateTimeString>
+    </ram:IssueDateTime>
+  </rsm:HeaderExchangedDocument>
+  <rsm:SpecifiedSupplyChainTradeTransaction>
+    <ram:ApplicableSupplyChainTradeAgreement>
+      <ram:SellerTradeParty><ram:Name>Lieferant GmbH</ram:Name></ram:SellerTradeParty>
+    </ram:ApplicableSupplyChainTradeAgreement>
+    <ram:ApplicableSupplyChainTradeSettlement>
+      <ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+      <ram:SpecifiedTradeSettlementMonetarySummation>
+        <ram:GrandTotalAmount currencyID="EUR">529.87</ram:GrandTotalAmount>
+      </ram:SpecifiedTradeSettlementMonetarySummation>
+    </ram:ApplicableSupplyChainTradeSettlement>
+  </rsm:SpecifiedSupplyChainTradeTransaction>
+</rsm:CrossIndustryDocument>"""
+
+UBL_CREDIT_NOTE = b"""<?xml version="1.0" encoding="UTF-8"?>
+<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+    xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+    xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:ID>CN-88</cbc:ID>
+  <cbc:IssueDate>2024-11-02</cbc:IssueDate>
+  <cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>
+  <cbc:DocumentCurrencyCode>NOK</cbc:DocumentCurrencyCode>
+  <cac:AccountingSupplierParty><cac:Party>
+    <cac:PartyLegalEntity><cbc:RegistrationName>Fjordkraft Energi AS</cbc:RegistrationName>
+    </cac:PartyLegalEntity>
+  </cac:Party></cac:AccountingSupplierParty>
+  <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="NOK">-250.5</cbc:PayableAmount>
+  </cac:LegalMonetaryTotal>
+</CreditNote>"""
+
+#: the page of the invoice, read on its own: no legal form on top, a logo's text as the sender
+PAGE = ["NORDLICHT", "Rechnung", "Kunde Sonnenschein AG", "Sonnenweg 1", "80331 München",
+        "Datum: 14.03.2025", "Gesamtbetrag 1.190,00 EUR"]
+
+
+def test_a_cii_invoice_gives_seller_number_date_kind_and_total() -> None:
+    found = parse_einvoice(CII % {b"code": b"380"})
+    assert found is not None
+    assert (found.syntax, found.number, found.issue_date, found.seller, found.document_type,
+            found.currency, found.total) == (
+        "CII", "RE-2025-0471", dt.date(2025, 3, 14), "Lieferant Nordlicht GmbH", "invoice",
+        "EUR", "1190.00")
+    credit = parse_einvoice(CII % {b"code": b"381"})
+    assert credit is not None and credit.document_type == "credit_note"
+
+
+def test_zugferd_1_and_ubl_are_read_too() -> None:
+    old = parse_einvoice(ZUGFERD_1)
+    assert old is not None and (old.syntax, old.number, old.issue_date, old.seller, old.total) == (
+        "ZUGFeRD 1", "471102", dt.date(2013, 3, 5), "Lieferant GmbH", "529.87")
+    ubl = parse_einvoice(UBL_CREDIT_NOTE)
+    assert ubl is not None and (ubl.number, ubl.issue_date, ubl.seller, ubl.document_type,
+                                ubl.currency, ubl.total) == (
+        "CN-88", dt.date(2024, 11, 2), "Fjordkraft Energi AS", "credit_note", "NOK", "-250.50")
+
+
+@pytest.mark.parametrize("xml", [
+    b"<html><body>not an invoice</body></html>",
+    b"<rsm:CrossIndustryInvoice",  # broken
+    # an entity bomb: refused before any expansion
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+    b"<CrossIndustryInvoice>&b;</CrossIndustryInvoice>",
+    # an external entity: never fetched
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+    b"<CrossIndustryInvoice>&e;</CrossIndustryInvoice>",
+    b"<a>" + b" " * (MAX_XML_BYTES + 1) + b"</a>",
+])
+def test_what_is_no_invoice_or_hostile_is_none(xml: bytes) -> None:
+    assert parse_einvoice(xml) is None
+
+
+def test_rename_takes_the_embedded_invoice_over_the_page() -> None:
+    plain = make_pdf(PAGE)
+    before = rename(plain, "scan.pdf").extracted_info
+    assert before.get("invoice_number") != "RE-2025-0471"  # the page alone does not say it
+    pdf = attach(plain, "factur-x.xml", CII % {b"code": b"380"})
+    result = rename(pdf, "scan.pdf")
+    info = result.extracted_info
+    assert (info["issuer"], info["invoice_number"], info["date"], info["document_type"],
+            info["amount"], info["currency"]) == (
+        "Lieferant Nordlicht GmbH", "RE-2025-0471", "2025-03-14", "invoice", "1190.00", "EUR")
+    assert result.suggested_filename == (
+        "2025-03-14_Lieferant-Nordlicht-GmbH_invoice_RE-2025-0471.pdf")
+    rules = {e.field: e.rule for e in result.evidence}
+    assert rules["issuer"] == rules["invoice_number"] == "embedded e-invoice (CII)"
+
+
+def test_an_attachment_that_is_too_big_or_no_invoice_is_ignored() -> None:
+    plain = make_pdf(PAGE)
+    expected = rename(plain, "a.pdf").extracted_info
+    for name, data in [("factur-x.xml", b"<x>" + b"a" * (MAX_XML_BYTES + 10) + b"</x>"),
+                       ("notes.xml", b"<notes>call back</notes>"),
+                       ("zugferd-invoice.xml", b"\x00\xff not xml")]:
+        assert rename(attach(plain, name, data), "a.pdf").extracted_info == expected
+
+
+def test_the_known_name_is_preferred_over_another_xml() -> None:
+    pdf = attach(attach(make_pdf(PAGE), "aaa-notes.xml", UBL_CREDIT_NOTE),
+                 "factur-x.xml", CII % {b"code": b"380"})
+    assert rename(pdf, "a.pdf", config=EngineConfig()).extracted_info["invoice_number"] == (
+        "RE-2025-0471")
