@@ -10,6 +10,8 @@ from PIL import Image, ImageDraw
 from engine import docmaker as dm
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
+from renamerd.engine.fields.document import Doc
+from renamerd.engine.fields.issuer import issuer_candidates
 from renamerd.engine.fields.names import fix_ocr_suffixes, mend_digits
 from renamerd.engine.ocr.tesseract import OcrSession, PageImage
 from renamerd.engine.text import open_text
@@ -440,3 +442,27 @@ def test_an_invoice_addressed_to_its_customer_needs_more_till_cues() -> None:
 ])
 def test_a_column_heading_kg_is_a_unit_not_a_legal_form(text: str, issuer: str) -> None:
     assert extract([text]).values["issuer"] == issuer
+
+
+@pytest.mark.parametrize(("text", "issuer"), [
+    # the name shares its line with the document's title and number
+    ("Harbor Dental Lab INVOICE #5371\n501 Club ave DATE: 07/20/2025\n"
+     "Roseburg, OR, 97470, United States\nBill To\nPacific Smiles\nTotal $120.00",
+     "Harbor Dental Lab"),
+    # legal forms written with blanks or in two parts, and as OCR misreads them
+    ("Sklep 3218 TARGOWA 4\nNowak Polska S. A.\nul. Zniwna 5, 62-025 Kostrzyn\n"
+     "NIP 779-10-11-327\n18.11.2025 16:34\nSuma PLN 12,00", "Nowak Polska S. A."),
+    ("Kasia sp. z.o. 0. sp. k.\nPoznanska 48, Jankowice\n62-080 Tarnowo\n2025-05-26\n"
+     "Suma 4,63", "Kasia sp. z o.o. sp. k."),
+    ("UNICOOP TIRRENO SOC. COOPERATIVA\nVIA DI GELLO, 17\nPORTA A LUCCA\n"
+     "PORTA A LUCCA (PI), P.IVA 00407780485\nTOTALE 12,00", "UNICOOP TIRRENO SOC. COOPERATIVA"),
+])
+def test_names_beside_a_title_and_legal_forms_as_printed(text: str, issuer: str) -> None:
+    assert extract([text]).values["issuer"] == issuer
+
+
+@pytest.mark.parametrize("word", ["TAX INUOICE", "PAID", "SGST", "BEZAHLT"])
+def test_stamps_tax_words_and_misread_titles_are_no_names(word: str) -> None:
+    text = f"Token No : 1\n{word}\n{word}\nBill No : 10 Date : 29-10-2025\nTotal 120.00\n{word}"
+    names = [c.value for c in issuer_candidates(Doc.from_pages([text]), "en")]
+    assert word not in names, names

@@ -43,6 +43,7 @@ from renamerd.engine.fields.names import (
     copyright_notice,
     garbage,
     legal_suffix,
+    legal_suffixes,
     letters_ratio,
     made_with,
     mend_digits,
@@ -312,9 +313,13 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
     "Geëxploiteerd door Meijer B.V.": the name starts after "by", "door")."""
     position = start
     offset = start
+    # (the words of another legal form are no sentence: "Lidl sp. z o.o. sp. k.")
+    forms = [(m.start(), m.end()) for m in legal_suffixes(text[:end])]
     for word in text[start:end].split():
         offset = text.index(word, offset) + len(word)
         bare = word.strip("().,:;")
+        if any(a < offset <= b for a, b in forms):
+            continue
         # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG")
         if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
             position = offset
@@ -422,6 +427,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                 segment = team
             elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
                 ctx.noticed.add((line.index, seg_no))
+            segment = _before_title(segment, language)
             segment = _after_seller_label(ctx, line, segment, seg_no, language)
             if not segment:
                 continue
@@ -435,6 +441,25 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
     return _brand_first(ctx, candidates)
+
+
+@functools.cache
+def _titles(language: str) -> re.Pattern[str]:
+    """A document's title and its number ending a line ("INVOICE #5371", "Rechnung Nr. 17")."""
+    words = {p.lstrip("^") for lang in (language, "en") for phrases in load(lang)["types"].values()
+             for p in phrases if len(p.lstrip("^")) >= 5}
+    return re.compile(r"(?:^|\s)(?:" + alternation(words) + r")\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?"
+                      r"\s*[\w/.-]*\d[\w/.-]*\s*$")
+
+
+def _before_title(segment: str, language: str) -> str:
+    """The name before a document's title and number sharing its line ("Epic Dental Lab
+    INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise."""
+    if len(segment) > 80 or not any(ch.isdigit() for ch in segment):
+        return segment
+    m = _titles(language).search(fold(segment))
+    # (a title from the start, "Tax Invoice No 12", is all title: nothing is cut)
+    return segment[:m.start()].rstrip(" -–|:") if m and m.start() >= 3 else segment
 
 
 def _name_goes_on(doc: Doc, line: Line) -> str:

@@ -103,6 +103,10 @@ _PAGE_NUMBER = re.compile(
     r"fra|/)\s*\d+", re.I)
 
 
+#: letters OCR reads for others in document words: "INUOICE", "1NVOICE", "0RDER"
+_OCR_LOOKALIKES = str.maketrans("u015", "vois")
+
+
 def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
@@ -114,6 +118,9 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     folded = fold(value)
     if vocab.fullmatch(folded.strip(" .:")) or PHONE.search(value) or "@" in value:
         return True
+    if any(ch in folded for ch in "u015") and vocab.fullmatch(
+            folded.translate(_OCR_LOOKALIKES).strip(" .:")):
+        return True  # a document word as OCR misreads it ("TAX INUOICE")
     if _RX4.search(folded) or folded.strip(" .:,") in never_names():
         return True
     words = folded.split()  # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")

@@ -186,13 +186,18 @@ def name_words(text: str) -> int:
 
 def garbage(text: str) -> bool:
     """OCR debris: too few letters (under four, or under 60% of the non-blank characters), or
-    no word of three letters or more."""
+    no word of three letters or more (five letters in all; four before a legal form: "Lidl
+    sp. z o.o.")."""
     letters = sum(map(str.isalpha, text))
     if letters < 4 or letters / max(len(text) - text.count(" "), 1) < 0.6:
         return True
     if _FIVE_LETTERS.search(text):  # (one word of five letters is enough: found faster)
         return False
-    return sum(map(len, _RX0.findall(text))) < 5
+    words = sum(map(len, _RX0.findall(text)))
+    if words >= 5:
+        return False
+    form = legal_suffix(text)
+    return form is None or sum(map(len, _RX0.findall(text[:form.start()]))) < 4
 
 
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9&]{1,6}")
