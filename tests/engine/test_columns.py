@@ -41,6 +41,17 @@ def test_labels_with_a_number_sign_make_a_column_too() -> None:
     assert str(values["date"]) == "2024-05-14"  # the invoice's date, not the due date
 
 
+def test_labels_under_a_name_in_a_few_words_pair_with_the_values_below_them() -> None:
+    # the name and a word above the labels look like labels too; an amount's currency in brackets
+    lines = ["WAVECOM", "Complex", "Invoice Number", "Date of Issue", "Due Date",
+             "Amount Due (JMD)", "0000085", "04/29/2025", "05/29/2025", "$40,250.00", "Rate"]
+    assert pair_label_columns(lines) == [
+        "WAVECOM", "Complex", "Invoice Number: 0000085", "Date of Issue: 04/29/2025",
+        "Due Date: 05/29/2025", "Amount Due (JMD): $40,250.00", "Rate"]
+    found = extract(["\n".join(["WAVECOM Limited", "30 Red Hills Road", *lines])]).values
+    assert (found["invoice_number"], found["date"]) == ("0000085", "2025-04-29")
+
+
 def test_a_row_of_labels_over_a_row_of_values_is_read_cell_by_cell() -> None:
     rows = ["INVOICE # | DATE | DUE DATE | TERMS", "1087 | 05/14/2024 | 06/13/2024 | Net 30"]
     assert pair_header_rows(rows) == ["INVOICE #: 1087", "DATE: 05/14/2024",

@@ -15,10 +15,11 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 #: fewest pairs that make two columns (two could be a heading and a number by chance)
 MIN_PAIRS = 3
-#: a label: one to four words of letters ("Invoice #" too), no digit, no colon with a value
-#: after it
+#: a label: one to four words of letters ("Invoice #", "Amount Due (JMD)" too), no digit, no
+#: colon with a value after it
 _LABEL = re.compile(
-    r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3}(?: ?[#№])? ?:?")
+    r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3}(?: ?[#№])?"
+    r"(?: \([^\W\d_]{1,5}\))? ?:?")
 #: a value: holds a digit, at most five blank-separated parts, short
 _VALUE = re.compile(r"(?=[^\n]*\d)\S+(?: \S+){0,4}")
 _MAX_VALUE = 30
@@ -38,13 +39,18 @@ def pair_label_columns(lines: list[str]) -> list[str]:
     while i < n:
         labels = label_run[i]
         values = value_run[i + labels] if labels >= MIN_PAIRS else 0
+        # (fewer values than labels: the labels right above the values are theirs, the lines
+        # before them a name or a heading in a few words: "WOCOM" over "Invoice Number")
+        first = i + max(labels - values, 0) if values >= MIN_PAIRS else i
+        pairs = labels - (first - i)
         # (two of the labels at least are a date or number label of some language: a block
         # of labels, not a letterhead's lines in capitals over an address)
-        if labels >= MIN_PAIRS and values >= labels and known[i + labels] - known[i] >= 2:
+        if pairs >= MIN_PAIRS and values >= pairs and known[i + labels] - known[first] >= 2:
             # (more values than labels: the first ones after the labels are theirs)
-            out.extend(f"{lines[i + k].rstrip(' :')}: {lines[i + labels + k]}"
-                       for k in range(labels))
-            i += 2 * labels
+            out.extend(lines[i:first])
+            out.extend(f"{lines[first + k].rstrip(' :')}: {lines[i + labels + k]}"
+                       for k in range(pairs))
+            i += labels + pairs
             continue
         out.append(lines[i])
         i += 1
