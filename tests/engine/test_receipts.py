@@ -466,3 +466,14 @@ def test_stamps_tax_words_and_misread_titles_are_no_names(word: str) -> None:
     text = f"Token No : 1\n{word}\n{word}\nBill No : 10 Date : 29-10-2025\nTotal 120.00\n{word}"
     names = [c.value for c in issuer_candidates(Doc.from_pages([text]), "en")]
     assert word not in names, names
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    # a charging session's receipt: labels and values alternate, one a line
+    ("Voltline Charging Ltd\nCharge Session Receipt\nReceipt Date: 7th Aug. 2026\nUser\n"
+     "anna@example.com\nEVSE\n3ti-RBH1-06\nReceipt\n8846915\nProvider\nFuuse", "8846915"),
+    ("PERNIAGAAN MAJU\nSIMPLIFIED TAX INVOICE\nReceipt# 05000846702\nDate: 09/03/2018\n"
+     "TOTAL 5.00\nCASH 5.00", "05000846702"),
+])
+def test_a_receipts_number_after_the_word_receipt(text: str, number: str) -> None:
+    assert extract([text]).values["invoice_number"] == number
