@@ -726,6 +726,19 @@ def test_a_confirmed_booking_and_an_invoice_receipt(text: str, kind: str, number
     assert (found["document_type"], found["invoice_number"]) == (kind, number)
 
 
+@pytest.mark.parametrize(("seller", "buyer", "language"), [
+    ("Sprzedawca", "Nabywca", "pl"), ("Verkäufer", "Käufer", "de"), ("Seller", "Buyer", "en"),
+])
+def test_a_sellers_label_stacked_over_a_buyers_names_the_first_column(
+        seller: str, buyer: str, language: str) -> None:
+    # a two-column header read one cell a line: the seller's column comes first
+    text = (f"Miejsce wystawienia\nWarszawa\nData wystawienia 12.03.2024\n"
+            f"Faktura Nr FV/GD/24/03/00558\n{seller}\n{buyer}\nSapori Piccoli Sp. z o.o.\n"
+            f"ul. K. Gierdziejewskiego 7\n02-495 Warszawa\nPizzeria Lemke s.c.\nul. Żytnia 42\n"
+            f"84-122 Żelistrzewo\nRazem 120,00")
+    assert values(text)["issuer"] == "Sapori Piccoli Sp. z o.o."
+
+
 def test_an_order_date_beside_a_plain_date_label_is_not_the_documents() -> None:
     text = ("Musterfirma | Lieferdatum | 19.02.2014\nHerrn Manfred Muster | Auftragsdatum | 19.02.2014\n"
             "12345 Musterstadt | Datum | 05.02.2014\nRechnung Nr. 4\nBitte überweisen Sie den Betrag "

@@ -404,6 +404,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     candidates: list[IssuerCandidate] = []
     ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
+    _stacked_headers(ctx, rec, language)
     ctx.legal_named = legal_named(doc, skip)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.wanted |= ctx.legal_named
@@ -450,6 +451,25 @@ def _titles(language: str) -> re.Pattern[str]:
              for p in phrases if len(p.lstrip("^")) >= 5}
     return re.compile(r"(?:^|\s)(?:" + alternation(words) + r")\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?"
                       r"\s*[\w/.-]*\d[\w/.-]*\s*$")
+
+
+def _stacked_headers(ctx: Page, rec: re.Pattern[str], language: str) -> None:
+    """A seller's label over a buyer's, each alone on its line ("Sprzedawca" / "Nabywca": a
+    two-column header read one cell a line): the first line after them is the seller's, the
+    first column's, not the buyer's."""
+    lines = ctx.doc.lines
+    for line in lines[:40]:
+        below = line.index + 1
+        if below + 1 >= len(lines) or below not in ctx.skip or line.index in ctx.skip:
+            continue
+        m = rec.match(lines[below].folded)
+        if m is None or lines[below].folded[m.end():].strip(" :"):
+            continue
+        label = find_label(line.text, language)
+        if label is not None and label.kind == "sender" and not label.rest:
+            ctx.skip.discard(below + 1)
+            ctx.sold_by.add((below + 1, 0))
+            ctx.wanted.add(below + 1)
 
 
 def _before_title(segment: str, language: str) -> str:
