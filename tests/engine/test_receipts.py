@@ -454,6 +454,9 @@ def test_a_column_heading_kg_is_a_unit_not_a_legal_form(text: str, issuer: str) 
      "NIP 779-10-11-327\n18.11.2025 16:34\nSuma PLN 12,00", "Nowak Polska S. A."),
     ("Kasia sp. z.o. 0. sp. k.\nPoznanska 48, Jankowice\n62-080 Tarnowo\n2025-05-26\n"
      "Suma 4,63", "Kasia sp. z o.o. sp. k."),
+    # a province's code after a comma is no Swedish "AB"
+    ("Your Guest # is 697\nSakura Grill\nUnit 4 205 - 19th Avenue\nEdmonton, AB\n"
+     "(780) 437-3363\nGST # 803689020\nDine-IN\nTotal 12.00", "Sakura Grill"),
     ("UNICOOP TIRRENO SOC. COOPERATIVA\nVIA DI GELLO, 17\nPORTA A LUCCA\n"
      "PORTA A LUCCA (PI), P.IVA 00407780485\nTOTALE 12,00", "UNICOOP TIRRENO SOC. COOPERATIVA"),
 ])

@@ -128,14 +128,16 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
 
 
 def weak_suffix(suffix: re.Match[str], value: str) -> bool:
-    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address; in
-    a unit ("€/KG") or after a table's headings only ("DESCRIPTION QUANTITY KG"), a unit."""
+    """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address (after
+    a comma, a state's or a province's code: "Edmonton, AB"); in a unit ("€/KG") or after a
+    table's headings only ("DESCRIPTION QUANTITY KG"), a unit."""
     if len(suffix.group(0).strip(". ")) > 2:
         return False
     form = suffix.group(0).strip()
     before = value[:-len(form)] if value.endswith(form) else value
     words = fold(before).split()
-    return (before.endswith("/") or bool(words) and all(w in never_names() for w in words)
+    # (after a comma: a state, province or canton, "Edmonton, AB", "Baden, AG")
+    return (before.endswith(("/", ", ")) or bool(words) and all(w in never_names() for w in words)
             or bool(address_words().search(value) or address(value)))
 
 
