@@ -108,8 +108,43 @@ def test_zugferd_1_and_ubl_are_read_too() -> None:
         "CN-88", dt.date(2024, 11, 2), "Fjordkraft Energi AS", "credit_note", "NOK", "-250.50")
 
 
+UBL_PREPAID = b"""<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+    xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+    xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:ID>F124212</cbc:ID><cbc:IssueDate>2016-04-04+01:00</cbc:IssueDate>
+  <cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode><cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
+  <cac:AccountingSupplierParty><cac:Party>
+    <cac:PartyName><cbc:Name>Olive Grove</cbc:Name></cac:PartyName>
+    <cac:PartyLegalEntity><cbc:RegistrationName>Moulin du Sud SARL</cbc:RegistrationName>
+    </cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>
+  <cac:LegalMonetaryTotal><cbc:TaxInclusiveAmount currencyID="EUR">308.03</cbc:TaxInclusiveAmount>
+    <cbc:PrepaidAmount currencyID="EUR">100.00</cbc:PrepaidAmount>
+    <cbc:PayableAmount currencyID="EUR">208.03</cbc:PayableAmount></cac:LegalMonetaryTotal>
+</Invoice>"""
+
+
+def test_ubl_gives_the_total_with_tax_the_trading_name_and_a_zoned_date() -> None:
+    found = parse_einvoice(UBL_PREPAID)
+    assert found is not None and (found.issue_date, found.seller, found.total) == (
+        dt.date(2016, 4, 4), "Olive Grove", "308.03")  # not what is due after the prepayment
+
+
+def test_cii_prefers_the_trading_name_to_the_legal_name() -> None:
+    xml = (CII % {b"code": b"83"}).replace(
+        b"<ram:Name>Lieferant Nordlicht GmbH</ram:Name>",
+        b"<ram:Name>Lieferant Nordlicht GmbH</ram:Name><ram:SpecifiedLegalOrganization>"
+        b"<ram:TradingBusinessName>Nordlicht</ram:TradingBusinessName>"
+        b"</ram:SpecifiedLegalOrganization>")
+    found = parse_einvoice(xml)
+    assert found is not None and (found.seller, found.document_type) == ("Nordlicht",
+                                                                         "credit_note")
+
+
 @pytest.mark.parametrize("xml", [
     b"<html><body>not an invoice</body></html>",
+    # a document's context without its header: a fragment
+    b"<rsm:CrossIndustryInvoice xmlns:rsm='urn:un:unece:uncefact:data:standard:"
+    b"CrossIndustryInvoice:100'><rsm:ExchangedDocumentContext/></rsm:CrossIndustryInvoice>",
     b"<rsm:CrossIndustryInvoice",  # broken
     # an entity bomb: refused before any expansion
     b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'

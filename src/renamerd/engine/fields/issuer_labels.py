@@ -89,9 +89,12 @@ def _sign_offs(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     "the {name} team"): a team's sign-off ("sign_off") and the shop's thanks or welcome
     ("thanks": "Thank you for shopping at {name}", "Tack för ditt köp hos {name}"); and the
     longest fixed word of each frame (the quick test: "team", "équipe", "shopping")."""
+    # (a thanks is a whole sentence: any language's may be read, as a Malaysian slip in
+    # English thanks in Malay; a sign-off's few words only in the document's and English)
     frames = sorted({fold(f) for lang in dict.fromkeys((language, "en"))
-                     for kind in ("sign_off", "thanks")
-                     for f in load(lang)["labels"].get(kind, [])}, key=len, reverse=True)
+                     for f in load(lang)["labels"].get("sign_off", [])}
+                    | {fold(f) for lang in LANGUAGES
+                       for f in load(lang)["labels"].get("thanks", [])}, key=len, reverse=True)
     name = r"[^\W_][^\s,;:]*(?: [^\s,;:]+){0,4}?"
     pattern = "|".join(re.escape(f).replace(r"\{name\}", f"(?P<name{i}>{name})")
                        for i, f in enumerate(frames))

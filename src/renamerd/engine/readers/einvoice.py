@@ -28,7 +28,7 @@ MAX_XML_BYTES = 5 * 1024 * 1024
 
 #: UNTDID 1001 document codes that are credit notes; every other invoice code is an invoice
 #: (380 commercial, 384 corrected, 386 prepayment, 389 self-billed, 326 partial, 751...)
-_CREDIT_CODES = {"381", "261", "262", "296", "308", "396", "420", "458", "532"}
+_CREDIT_CODES = {"81", "83", "381", "261", "262", "296", "308", "396", "420", "458", "532"}
 
 
 @dataclass(frozen=True)
@@ -64,20 +64,28 @@ def parse_einvoice(xml: bytes) -> EInvoice | None:
     return None
 
 
-def _cii(root: Element) -> EInvoice:
+def _cii(root: Element) -> EInvoice | None:
     doc = _child(root, "ExchangedDocument")
+    if doc is None:
+        return None  # no document header: a fragment, no invoice
     trade = _child(root, "SupplyChainTradeTransaction")
     settlement = _child(trade, "ApplicableHeaderTradeSettlement")
+    seller = _child(_child(trade, "ApplicableHeaderTradeAgreement"), "SellerTradeParty")
+    # (the trading name the customer knows, else the legal name: as the page's brand is
+    # preferred to the operating company in its footer)
+    trading = _text(_child(seller, "SpecifiedLegalOrganization"), "TradingBusinessName")
     return EInvoice(
         "CII", _text(doc, "ID"), _date_102(_child(doc, "IssueDateTime")),
-        _text(_child(_child(trade, "ApplicableHeaderTradeAgreement"), "SellerTradeParty"), "Name"),
+        trading or _text(seller, "Name"),
         _kind(_text(doc, "TypeCode")), _text(settlement, "InvoiceCurrencyCode"),
         _amount(_child(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation"),
                 "GrandTotalAmount"))
 
 
-def _zugferd1(root: Element) -> EInvoice:
+def _zugferd1(root: Element) -> EInvoice | None:
     doc = _child(root, "HeaderExchangedDocument")
+    if doc is None:
+        return None
     trade = _child(root, "SpecifiedSupplyChainTradeTransaction")
     settlement = _child(trade, "ApplicableSupplyChainTradeSettlement")
     return EInvoice(
@@ -94,16 +102,19 @@ def _ubl(root: Element, kind: str) -> EInvoice:
     seller = (_text(_child(party, "PartyName"), "Name")
               or _text(_child(party, "PartyLegalEntity"), "RegistrationName"))
     code = _text(root, "InvoiceTypeCode") or _text(root, "CreditNoteTypeCode")
-    issued = _text(root, "IssueDate")
-    try:
-        date = dt.date.fromisoformat(issued) if issued else None
+    issued = _text(root, "IssueDate") or ""
+    try:  # (an XML date may carry its time zone: "2016-04-04+01:00")
+        date = dt.date.fromisoformat(issued[:10]) if issued else None
     except ValueError:
         date = None
+    totals = _child(root, "LegalMonetaryTotal")
+    # (the invoice's total with its tax, BT-112, as CII's GrandTotalAmount; not what is
+    # still due after a prepayment)
     return EInvoice(
         "UBL", _text(root, "ID"), date, seller,
         "credit_note" if kind == "CreditNote" else _kind(code),
         _text(root, "DocumentCurrencyCode"),
-        _amount(_child(root, "LegalMonetaryTotal"), "PayableAmount"))
+        _amount(totals, "TaxInclusiveAmount") or _amount(totals, "PayableAmount"))
 
 
 def _local(tag: str) -> str:
