@@ -581,6 +581,8 @@ def test_a_team_signing_an_e_mailed_bill_is_its_sender() -> None:
     ("Vielen Dank für Ihren Einkauf bei Drogerie Sommer. Bis bald", "de", "Drogerie Sommer"),
     ("Merci d'avoir choisi Atelier Brun", "fr", "Atelier Brun"),
     ("Terima kasih telah berbelanja di Toko Sinar", "id", "Toko Sinar"),
+    # a slip in English thanking in Malay: a thanks is read in any language
+    ("TERIMA KASIH KERANA MEMBELI-BELAH DI KEDAI MAJU", "en", "KEDAI MAJU"),
     ("Thank you for your order from Hahn Technik GmbH.", "en", "Hahn Technik GmbH"),
     ("Thank you for using Brightwave.", "en", "Brightwave"),
     ("Thank you for shopping with us", "en", None), ("Welcome to your account", "en", None),
