@@ -464,10 +464,13 @@ def test_names_beside_a_title_and_legal_forms_as_printed(text: str, issuer: str)
     assert extract([text]).values["issuer"] == issuer
 
 
-@pytest.mark.parametrize("word", ["TAX INUOICE", "PAID", "SGST", "BEZAHLT"])
-def test_stamps_tax_words_and_misread_titles_are_no_names(word: str) -> None:
+@pytest.mark.parametrize(("word", "language"), [
+    ("TAX INUOICE", "en"), ("PAID", "en"), ("SGST", "en"), ("BEZAHLT", "de"),
+    ("TRANSAKTIONSBELEG", "de"), ("Wertpapierabrechnung", "de"),  # a type's compound
+])
+def test_stamps_tax_words_and_misread_titles_are_no_names(word: str, language: str) -> None:
     text = f"Token No : 1\n{word}\n{word}\nBill No : 10 Date : 29-10-2025\nTotal 120.00\n{word}"
-    names = [c.value for c in issuer_candidates(Doc.from_pages([text]), "en")]
+    names = [c.value for c in issuer_candidates(Doc.from_pages([text]), language)]
     assert word not in names, names
 
 

@@ -183,6 +183,14 @@ def _till_cues_needed(cues: set[str], addressed: bool) -> int:
     return TILL_CUES if addressed or "time of day" not in cues else 2
 
 
+def type_compound(word: str, language: str) -> bool:
+    """`word` (one word) is a document's type written as a compound ("Transaktionsbeleg",
+    "Wertpapierabrechnung", "Jahresrechnung"): a title, no name."""
+    _, kinds = _patterns(language)
+    folded = fold(word)
+    return len(folded) >= 8 and _ending_kind(folded, kinds, max(map(len, kinds))) is not None
+
+
 def _ending_kind(word: str, kinds: dict[str, tuple[str, bool]], longest: int) -> str | None:
     """The type of the longest type word (5 letters or more, `longest` at most) `word` ends
     with: "warenrechnung" and "kostenrechnung" are invoices, "gehaltsabrechnung" a payslip.

@@ -14,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from renamerd.engine.fields.doctype import type_compound
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import (
     colon_below,
@@ -220,7 +221,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
              else _without_bracketed_number(value))
-    if vetoed(value, ctx.vocab):
+    if vetoed(value, ctx.vocab) or (" " not in value and type_compound(value, ctx.language)):
         return None
     if suffix is not None and weak_suffix(suffix, value):
         suffix = None
@@ -407,6 +408,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     _stacked_headers(ctx, rec, language)
     ctx.legal_named = legal_named(doc, skip)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
+    ctx.language = language
     ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:

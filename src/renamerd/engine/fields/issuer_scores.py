@@ -84,6 +84,8 @@ class Page:
     noticed: set[tuple[int, int]] = field(default_factory=set)
     #: key() of the persons named after a contact's or a reference's label
     persons: set[str] = field(default_factory=set)
+    #: the document's language (the lexicon's code)
+    language: str = "en"
 
     def __post_init__(self) -> None:
         self.domain_keys = [d.replace("-", "") for d in self.domains]
