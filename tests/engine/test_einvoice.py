@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from engine.docmaker import attach, make_pdf
+from engine.docmaker import attach, make_pdf, make_pdf_pages
 from renamerd.engine import EngineConfig, rename
 from renamerd.engine.readers.einvoice import MAX_XML_BYTES, parse_einvoice
 
@@ -188,3 +188,12 @@ def test_the_known_name_is_preferred_over_another_xml() -> None:
                  "factur-x.xml", CII % {b"code": b"380"})
     assert rename(pdf, "a.pdf", config=EngineConfig()).extracted_info["invoice_number"] == (
         "RE-2025-0471")
+
+
+def test_an_e_invoice_spares_reading_further_pages() -> None:
+    plain = make_pdf_pages([["Seite 1 von 3", "Positionen"], ["Seite 2 von 3", "Positionen"],
+                            ["Seite 3 von 3", "Summe"]])
+    assert rename(plain, "a.pdf").pages_read == 3  # looking for the fields page by page
+    pdf = attach(plain, "factur-x.xml", CII % {b"code": b"380"})
+    result = rename(pdf, "a.pdf")
+    assert result.pages_read == 1 and result.extracted_info["invoice_number"] == "RE-2025-0471"

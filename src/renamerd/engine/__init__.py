@@ -104,8 +104,9 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
     from renamerd.engine.text import open_text
 
     doc = open_text(data, config)
+    einvoice = doc.einvoice()  # (what it gives needs no further page)
     pages = [page_text(doc.page(0))] if doc.page_count else []
-    extraction = extract(pages)
+    extraction = _take_einvoice(einvoice, extract(pages))
     limit = min(doc.page_count, max(config.ocr_max_pages, 1) + 2)
     index = 1
     while extraction.missing() and index < limit:
@@ -114,18 +115,18 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
         if not text.strip():
             continue
         pages.append(text)
-        extraction = extract(pages)
+        extraction = _take_einvoice(einvoice, extract(pages))
     if "invoice_number" in extraction.missing():
         _number_from_layout(doc, len(pages), extraction)
-    einvoice = doc.einvoice()
-    if einvoice is not None:
-        _take_einvoice(einvoice, extraction)
     return doc, pages, extraction
 
 
-def _take_einvoice(einvoice: Any, extraction: Extraction) -> None:
-    """The values of a PDF's embedded e-invoice (readers/einvoice.py) over those read from
-    its pages: the XML is the binding invoice, so what it gives wins."""
+def _take_einvoice(einvoice: Any, extraction: Extraction) -> Extraction:
+    """`extraction` with the values of a PDF's embedded e-invoice (readers/einvoice.py, or
+    None: unchanged) over those read from its pages: the XML is the binding invoice, so what
+    it gives wins."""
+    if einvoice is None:
+        return extraction
     found = {"date": einvoice.issue_date.isoformat() if einvoice.issue_date else None,
              "issuer": einvoice.seller, "invoice_number": einvoice.number,
              "document_type": einvoice.document_type, "amount": einvoice.total,
@@ -138,6 +139,7 @@ def _take_einvoice(einvoice: Any, extraction: Extraction) -> None:
             extraction.confidence[name] = 0.99
         extraction.evidence.append(Evidence(name, str(value), f"{einvoice.syntax} XML", 1,
                                             f"embedded e-invoice ({einvoice.syntax})", 1.0))
+    return extraction
 
 
 def _number_from_layout(doc: Any, count: int, extraction: Extraction) -> None:
