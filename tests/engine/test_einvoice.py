@@ -183,6 +183,14 @@ def test_an_attachment_that_is_too_big_or_no_invoice_is_ignored() -> None:
         assert rename(attach(plain, name, data), "a.pdf").extracted_info == expected
 
 
+def test_the_invoice_is_found_among_many_attachments_and_after_another_xml() -> None:
+    pdf = make_pdf(PAGE)
+    for i in range(49):  # (the name tree keeps them in alphabetical order: the XML comes last)
+        pdf = attach(pdf, f"a{i:02d}.txt", b"notes")
+    pdf = attach(attach(pdf, "a.xml", b"<a/>"), "b.xml", CII % {b"code": b"380"})
+    assert rename(pdf, "a.pdf").extracted_info["invoice_number"] == "RE-2025-0471"
+
+
 def test_the_known_name_is_preferred_over_another_xml() -> None:
     pdf = attach(attach(make_pdf(PAGE), "aaa-notes.xml", UBL_CREDIT_NOTE),
                  "factur-x.xml", CII % {b"code": b"380"})

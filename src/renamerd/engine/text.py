@@ -111,8 +111,11 @@ class DocumentText:
         raises. Not cached."""
         if not isinstance(self._source, PdfPages):
             return None
-        xml = self._source.invoice_xml()
-        return parse_einvoice(xml) if xml is not None else None
+        for xml in self._source.invoice_xmls():
+            found = parse_einvoice(xml)
+            if found is not None:
+                return found
+        return None
 
     def _clip(self, text: str) -> str:
         """`text` cut to what a page may keep of the document's remaining share."""

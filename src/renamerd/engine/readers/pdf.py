@@ -49,8 +49,11 @@ STAMP_TEXT_CHARS = 200
 #: a text layer of at least this many lines, this share of them a single word, was written one
 #: word at a time (each word placed on its own): it is read again in visual order
 WORDS_APART_LINES, WORDS_APART_SHARE = 30, 0.7
-#: attachments looked at for an e-invoice's XML (a PDF may attach thousands of files)
-MAX_ATTACHMENTS = 20
+#: attachments whose names are looked at for an e-invoice's XML (a PDF may attach thousands
+#: of files: their names cost little, their contents are decoded only for the XML files)
+MAX_ATTACHMENTS = 1000
+#: attached XML files decoded and parsed at most, the standards' names first
+MAX_XML_FILES = 3
 #: pixels from which an image counts as a page scan (A4 at about 120 dpi)
 SCAN_MIN_PIXELS = 1_400_000
 #: characters pypdf may produce per byte of page content, on average over the page's limit
@@ -178,18 +181,18 @@ class PdfPages:
         """
         return self._extract(index)
 
-    def invoice_xml(self) -> bytes | None:
-        """The XML of the e-invoice attached to the PDF (ZUGFeRD, Factur-X, XRechnung: the file
-        those standards name, else the first attached ".xml"), or None. Looks at the first
-        MAX_ATTACHMENTS attachments only and decodes none whose declared or decoded size is over
-        einvoice.MAX_XML_BYTES. Never raises: a broken attachment is no reason to refuse
-        the pages. Safe to repeat."""
+    def invoice_xmls(self) -> Iterator[bytes]:
+        """The attached XML files that may be the PDF's e-invoice (ZUGFeRD, Factur-X,
+        XRechnung), the names those standards give first ("factur-x.xml"...), then any other
+        ".xml", at most MAX_XML_FILES of them. Looks at the names of the first MAX_ATTACHMENTS
+        attachments only and decodes none whose declared or decoded size is over
+        einvoice.MAX_XML_BYTES. Never raises: a broken attachment ends the search (the pages
+        are read as usual). Safe to repeat."""
         try:
             with pdf_limits():
-                return _invoice_xml(self.reader)
+                yield from _invoice_xmls(self.reader)
         except Exception as exc:  # noqa: BLE001 - hostile input: the attachment is ignored
             log.info("pdf attachment not read: %s", type(exc).__name__)
-            return None
 
     def layout_text(self, index: int) -> str:
         """Text layer of page `index` in visual order (pypdf's layout mode: rows as they
@@ -309,19 +312,19 @@ class PdfPages:
 _WIDE_GAP = re.compile(r" {8,}")
 
 
-def _invoice_xml(reader: pypdf.PdfReader) -> bytes | None:
-    xml_files = [f for _, f in zip(range(MAX_ATTACHMENTS), reader.attachment_list, strict=False)
-                 if f.name.lower().endswith(".xml")]
-    xml_files.sort(key=lambda f: f.name.lower() not in KNOWN_NAMES)
-    for attached in xml_files:
+def _invoice_xmls(reader: pypdf.PdfReader) -> Iterator[bytes]:
+    named = [f for _, f in zip(range(MAX_ATTACHMENTS), reader.attachment_list, strict=False)
+             if f.name.lower().endswith(".xml")]
+    named.sort(key=lambda f: f.name.lower() not in KNOWN_NAMES)
+    for attached in named[:MAX_XML_FILES]:
         stream = attached._embedded_file  # (pypdf's own accessor; no public one gives the stream)
         declared = max(int(attached.size or 0), int(stream.get("/Length", 0) or 0))
         if declared > MAX_XML_BYTES:
+            log.info("pdf attachment not read: declared over %d bytes", MAX_XML_BYTES)
             continue
         data = attached.content
         if len(data) <= MAX_XML_BYTES:
-            return bytes(data)
-    return None
+            yield bytes(data)
 
 
 def _alnum_below(text: str, limit: int) -> bool:
