@@ -4,8 +4,9 @@ Lines in the recipient block ("Bill to", "Rechnungsempfänger", the address wind
 DIN sender line...) never count. Each candidate line is scored by where it sits and what it
 carries (legal suffix, nearby VAT/registration id, match with an e-mail or web domain,
 repetition); the best one wins. What the words around a name say (seller and operator labels,
-legal details, two names side by side, greetings) is in fields/issuer_labels.py; what speaks
-for and against a line as the name (the scores) in fields/issuer_scores.py.
+legal details, two names side by side, greetings) is in fields/issuer_labels.py; where the
+recipient's blocks and the sender line stand in fields/issuer_blocks.py; what speaks for and
+against a line as the name (the scores) in fields/issuer_scores.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from renamerd.engine.fields.doctype import type_compound
 from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.issuer_blocks import SEGMENT, recipient_lines, stacked_headers
 from renamerd.engine.fields.issuer_labels import (
     colon_below,
     contact_persons,
@@ -68,16 +70,8 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
-#: a blank, then a dot or bar and a blank, or two blanks more, or nothing more after a tab (the
-#: same as "\s[·|•]\s|\s{3,}|\t", written to start with "\s" so that `re` skips other characters)
-_SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
-#: a sender line written with commas: a name, a street, a postcode and a town
-#: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
-_COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
 #: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
 _LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
-#: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
-_CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
@@ -119,51 +113,9 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
 
-def _recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
-    """Indexes of lines in recipient blocks, and the index of a DIN sender line if found.
-
-    A block starts at a recipient label and ends with the first line holding a postcode
-    (the city line), at most five lines on.
-    """
-    skip: set[int] = set()
-    sender_line: int | None = None
-
-    def block_from(first: int) -> None:
-        for j in range(first, min(first + 5, len(doc.lines))):
-            skip.add(j)
-            if POSTCODE.search(doc.lines[j].text) and j > first:
-                break
-
-    for line in doc.lines[:40]:
-        m = rec.match(line.folded)
-        if m:
-            skip.add(line.index)
-            rest = line.folded[m.end():].strip(" :")
-            block_from(line.index if rest else line.index + 1)
-    # (a sender line sits above the address window: in the top half, never in the footer)
-    for line in doc.lines[:min(14, len(doc.lines) // 2)]:
-        if ((len(_SEGMENT.findall(line.text)) >= 2 or _comma_sender(doc, line))
-                and POSTCODE.search(line.text) and len(line.text) < 130
-                and line.index not in skip):
-            sender_line = line.index
-            block_from(line.index + 1)
-            break
-    return skip, sender_line
-
-
 def _despaced(text: str) -> str:
     """`text`, or the word it prints letter-spaced ("R E W E" -> "REWE")."""
     return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
-
-
-def _comma_sender(doc: Doc, line: Line) -> bool:
-    """`line` is a sender line written with commas, above the address it was sent to (a name
-    without digits, then a line opening with a postcode and a town within the next four):
-    not a customer's address written on one line."""
-    below = doc.lines[line.index + 1:line.index + 5]
-    return (_COMMA_SENDER.fullmatch(line.text) is not None and bool(below)
-            and not any(ch.isdigit() for ch in below[0].text)
-            and any(_CITY_LINE.match(b.text) for b in below[1:]))
 
 
 def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
@@ -382,7 +334,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     if not doc.lines:
         return []
     rec, vocab, registration = _vocab(language)
-    skip, sender_line = _recipient_lines(doc, rec)
+    skip, sender_line = recipient_lines(doc, rec)
     domains = _domains(doc)
     n = len(doc.lines)
     # (one pass over the text: a label never spans lines)
@@ -405,7 +357,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     candidates: list[IssuerCandidate] = []
     ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
-    _stacked_headers(ctx, rec, language)
+    stacked_headers(ctx, rec, language)
     ctx.legal_named = legal_named(doc, skip)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.language = language
@@ -418,20 +370,10 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         if in_body and from_body >= MAX_BODY_CANDIDATES:
             continue
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
-        segments = [part for seg in _SEGMENT.split(ctx.fixed_line(line.index))
+        segments = [part for seg in SEGMENT.split(ctx.fixed_line(line.index))
                     for part in side_by_side(seg) if part.strip()]
         for seg_no, segment in enumerate(segments):
-            team = signed_off(segment, language)
-            if team is not None:  # "Your A&O Team": the sender signs
-                ctx.signed_by.add((line.index, seg_no))
-                ctx.wanted.add(line.index)
-                if seg_no == len(segments) - 1 and segment.rstrip(" .!*").endswith(team):
-                    team += _name_goes_on(doc, line)
-                segment = team
-            elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
-                ctx.noticed.add((line.index, seg_no))
-            segment = _before_title(segment, language)
-            segment = _after_seller_label(ctx, line, segment, seg_no, language)
+            segment = _name_in(ctx, line, segment, seg_no, seg_no == len(segments) - 1)
             if not segment:
                 continue
             cand = _score_segment(ctx, line, segment, seg_no, len(segments))
@@ -446,6 +388,24 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     return _brand_first(ctx, candidates)
 
 
+def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> str:
+    """What of `segment` may name the sender, marking on `ctx` what the words around it say:
+    the name a team signs or a shop thanks with ("Your A&O Team", with its end on the next
+    line), a copyright notice, the name before a title sharing its line, what follows a
+    seller's label ("" when only the label is there)."""
+    team = signed_off(segment, ctx.language)
+    if team is not None:  # "Your A&O Team": the sender signs
+        ctx.signed_by.add((line.index, seg_no))
+        ctx.wanted.add(line.index)
+        if last and segment.rstrip(" .!*").endswith(team):
+            team += _name_goes_on(ctx.doc, line)
+        segment = team
+    elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
+        ctx.noticed.add((line.index, seg_no))
+    segment = _before_title(segment, ctx.language)
+    return _after_seller_label(ctx, line, segment, seg_no, ctx.language)
+
+
 @functools.cache
 def _titles(language: str) -> re.Pattern[str]:
     """A document's title and its number ending a line ("INVOICE #5371", "Rechnung Nr. 17")."""
@@ -453,25 +413,6 @@ def _titles(language: str) -> re.Pattern[str]:
              for p in phrases if len(p.lstrip("^")) >= 5}
     return re.compile(r"(?:^|\s)(?:" + alternation(words) + r")\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?"
                       r"\s*[\w/.-]*\d[\w/.-]*\s*$")
-
-
-def _stacked_headers(ctx: Page, rec: re.Pattern[str], language: str) -> None:
-    """A seller's label over a buyer's, each alone on its line ("Sprzedawca" / "Nabywca": a
-    two-column header read one cell a line): the first line after them is the seller's, the
-    first column's, not the buyer's."""
-    lines = ctx.doc.lines
-    for line in lines[:40]:
-        below = line.index + 1
-        if below + 1 >= len(lines) or below not in ctx.skip or line.index in ctx.skip:
-            continue
-        m = rec.match(lines[below].folded)
-        if m is None or lines[below].folded[m.end():].strip(" :"):
-            continue
-        label = find_label(line.text, language)
-        if label is not None and label.kind == "sender" and not label.rest:
-            ctx.skip.discard(below + 1)
-            ctx.sold_by.add((below + 1, 0))
-            ctx.wanted.add(below + 1)
 
 
 def _before_title(segment: str, language: str) -> str:

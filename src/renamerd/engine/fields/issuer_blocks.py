@@ -1,0 +1,85 @@
+"""Where the sender and the recipient stand on a page, for the issuer scorer
+(fields/issuer.py): the recipient's blocks ("Bill to", "Rechnungsempfänger", the address
+window under a DIN sender line), the sender line above that window (with dots or with
+commas), and a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.issuer_labels import find_label
+from renamerd.engine.fields.issuer_scores import Page
+from renamerd.engine.fields.places import POSTCODE
+
+#: a sender line written with commas: a name, a street, a postcode and a town
+#: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
+_COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
+_CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
+#: where a line parts into segments: a blank, then a dot or bar and a blank, or two blanks
+#: more, or nothing more after a tab (the same as "\s[·|•]\s|\s{3,}|\t", written to start
+#: with "\s" so that `re` skips other characters)
+SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
+
+
+def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
+    """Indexes of lines in recipient blocks, and the index of a DIN sender line if found.
+
+    A block starts at a recipient label and ends with the first line holding a postcode
+    (the city line), at most five lines on.
+    """
+    skip: set[int] = set()
+    sender_line: int | None = None
+
+    def block_from(first: int) -> None:
+        for j in range(first, min(first + 5, len(doc.lines))):
+            skip.add(j)
+            if POSTCODE.search(doc.lines[j].text) and j > first:
+                break
+
+    for line in doc.lines[:40]:
+        m = rec.match(line.folded)
+        if m:
+            skip.add(line.index)
+            rest = line.folded[m.end():].strip(" :")
+            block_from(line.index if rest else line.index + 1)
+    # (a sender line sits above the address window: in the top half, never in the footer)
+    for line in doc.lines[:min(14, len(doc.lines) // 2)]:
+        if ((len(SEGMENT.findall(line.text)) >= 2 or _comma_sender(doc, line))
+                and POSTCODE.search(line.text) and len(line.text) < 130
+                and line.index not in skip):
+            sender_line = line.index
+            block_from(line.index + 1)
+            break
+    return skip, sender_line
+
+
+def _comma_sender(doc: Doc, line: Line) -> bool:
+    """`line` is a sender line written with commas, above the address it was sent to (a name
+    without digits, then a line opening with a postcode and a town within the next four):
+    not a customer's address written on one line."""
+    below = doc.lines[line.index + 1:line.index + 5]
+    return (_COMMA_SENDER.fullmatch(line.text) is not None and bool(below)
+            and not any(ch.isdigit() for ch in below[0].text)
+            and any(_CITY_LINE.match(b.text) for b in below[1:]))
+
+
+def stacked_headers(ctx: Page, rec: re.Pattern[str], language: str) -> None:
+    """A seller's label over a buyer's, each alone on its line ("Sprzedawca" / "Nabywca": a
+    two-column header read one cell a line): the first line after them is the seller's, the
+    first column's, not the buyer's."""
+    lines = ctx.doc.lines
+    for line in lines[:40]:
+        below = line.index + 1
+        if below + 1 >= len(lines) or below not in ctx.skip or line.index in ctx.skip:
+            continue
+        m = rec.match(lines[below].folded)
+        if m is None or lines[below].folded[m.end():].strip(" :"):
+            continue
+        label = find_label(line.text, language)
+        if label is not None and label.kind == "sender" and not label.rest:
+            ctx.skip.discard(below + 1)
+            ctx.sold_by.add((below + 1, 0))
+            ctx.wanted.add(below + 1)
