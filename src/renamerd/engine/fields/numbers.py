@@ -22,7 +22,7 @@ _VALUE = re.compile(
     # ("FT 2024/1532", "FR A1/87"), and Polish invoicing ("F 1234K20/1234/12")
     r"|[A-Z]{1,3} [A-Z0-9]{1,10}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
-_NUMBER_GAP = re.compile(r"[\s:.#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
+_NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 _DATE_LIKE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{2,4}$")
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
