@@ -506,6 +506,9 @@ def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
     ("Hipermercado Norte S.A.\nNIF: PT502011475\nFatura Simplificada Original\n"
      "Nro:FS FIQ203/048287 10/05/2026 15:53\nIVA Nao sujeito - Decreto-Lei n.o 152-D/2017",
      "FS FIQ203/048287"),
+    # a series code, a spaced dash and the number
+    ("LOCADORA SUL S/A\nCNPJ - 16.670.085/0381-28\nFATURA / DUPLICATA Nº: ACPIT - 311630\n"
+     "Emissão 31/03/2026", "ACPIT - 311630"),
     # OCR's comma before the colon ("No,:")
     ("Nota Fiscal Eletrônica de Repasse - NF-R\nSérie: RI Nota No,: 2279456 Emissão: 07/05/2026\n"
      "Processo Administrativo No. 11.037/2020", "2279456"),
