@@ -777,6 +777,21 @@ def test_a_letters_date_line_is_its_date() -> None:
     assert found["document_type"] == "bank_statement"
 
 
+@pytest.mark.parametrize(("text", "date"), [
+    # a letter's date alone under the address, a balance carried "vom" another date below
+    ("Gern berät Sie:\nNordbank eG\nFondsservice\nHerrn\nMax Mustermann\nMusterstr. 12\n"
+     "11111 Musterstadt\n28. Januar 2026\nAbrechnung Nr. 63\nVortrag vom 02.01.2026 2,819\n"
+     "Bestand am 28.01.2026 2,800", "2026-01-28"),
+    ("Nordkapital GmbH\nSeitzstrasse 8e\n80538 Munich\nPage 1/5\nMr. Munich\n2022-06-08\n"
+     "Periodic Account Statement\n2022-05-03 Order fee 2022-05-03 0.99", "2022-06-08"),
+    # a date alone under a label, even one not known, is that label's
+    ("AAA School Apparel\nInvoice Date: 02/25/2025\nIIInnnvvv DDDuuueee DDDaaattteee:::\n"
+     "08/10/2025\nTotal 120.00", "2025-02-25"),
+])
+def test_a_letters_date_alone_under_the_address_is_its_date(text: str, date: str) -> None:
+    assert values(text)["date"] == date
+
+
 def test_a_type_word_heading_a_column_of_amounts_is_no_title() -> None:
     text = ("Deutsche Nordbank AG\nKontoauszug Nr. 3/2024\nDatum | Buchungstext | "
             "Belastung in EUR | Gutschrift in EUR\n02.03. | Miete | 800,00 |\n"

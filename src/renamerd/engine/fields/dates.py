@@ -415,7 +415,25 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
         pm = _last_match(pattern, prev.folded)
         if pm is not None and _GAP.match(prev.folded[pm.end():]):
             return pm.group(0), _kind_of(pm.group(0), kinds), 0.8
+    if _lone_date_line(doc, cand):
+        return "date line", "date", 1.0
     return ("", "", 0.0)
+
+
+#: the lines of a letter's first page its date may stand alone on, under the address
+LONE_DATE_LINES = 16
+
+
+def _lone_date_line(doc: Doc, cand: DateCandidate) -> bool:
+    """`cand` is all of its line, near the top of the first page, with no time after it and
+    no label above it: a letter's date under the address ("28. Januar 2026"), not a till
+    slip's stamp, a row of a table or a labelled value."""
+    line = cand.line
+    return (line.page == 1 and line.index < LONE_DATE_LINES
+            and not doc.folded[line.start:cand.start].strip()
+            and not doc.folded[cand.end:line.start + len(line.text)].strip(" .")
+            # (under a label of its own, even one not known: "Inv Due Date:")
+            and not (line.index and doc.lines[line.index - 1].text.rstrip().endswith(":")))
 
 
 #: a letter's date line before its date: a place and a comma ("Frankfurt, ", "Paris, le ")
