@@ -205,3 +205,21 @@ def test_an_e_invoice_spares_reading_further_pages() -> None:
     pdf = attach(plain, "factur-x.xml", CII % {b"code": b"380"})
     result = rename(pdf, "a.pdf")
     assert result.pages_read == 1 and result.extracted_info["invoice_number"] == "RE-2025-0471"
+
+
+def test_a_negative_invoice_is_a_credit_note() -> None:
+    xml = CII.replace(b"<ram:GrandTotalAmount>1190.00", b"<ram:GrandTotalAmount>-8.79")
+    found = parse_einvoice(xml % {b"code": b"380"})
+    assert found is not None and (found.document_type, found.total) == ("credit_note", "-8.79")
+
+
+def test_a_page_sure_of_a_field_keeps_it_when_the_xml_says_otherwise() -> None:
+    # a clear letterhead with its legal form; the XML names another seller (a sample whose
+    # page and XML disagree): the page is what a person reads
+    page = ["Kostenlieferant GmbH", "Hauptstraße 1 · 10115 Berlin", "Rechnung",
+            "Rechnungsnummer: RE-2025-0471", "Rechnungsdatum: 14.03.2025",
+            "Kunde Sonnenschein AG", "Gesamtbetrag 1.190,00 EUR", "Kostenlieferant GmbH"]
+    assert rename(make_pdf(page), "a.pdf").confidence >= 0.9
+    info = rename(attach(make_pdf(page), "factur-x.xml", CII % {b"code": b"380"}),
+                  "a.pdf").extracted_info
+    assert (info["issuer"], info["invoice_number"]) == ("Kostenlieferant GmbH", "RE-2025-0471")

@@ -121,17 +121,23 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
     return doc, pages, extraction
 
 
+#: a page's reading this sure of a field is kept over a different value in the e-invoice's
+#: XML (the page is what a person reads; a sample whose XML and page disagree exists)
+PAGE_SURE = 0.9
+
+
 def _take_einvoice(einvoice: Any, extraction: Extraction) -> Extraction:
     """`extraction` with the values of a PDF's embedded e-invoice (readers/einvoice.py, or
     None: unchanged) over those read from its pages: the XML is the binding invoice, so what
-    it gives wins."""
+    it gives wins, unless the page reads a field otherwise and is sure of it (PAGE_SURE)."""
     if einvoice is None:
         return extraction
     found = {"date": einvoice.issue_date.isoformat() if einvoice.issue_date else None,
              "issuer": einvoice.seller, "invoice_number": einvoice.number,
              "document_type": einvoice.document_type, "amount": einvoice.total,
              "currency": einvoice.currency}
-    taken = {k: v for k, v in found.items() if v}
+    taken = {k: v for k, v in found.items()
+             if v and extraction.confidence.get(k, 0.0) < PAGE_SURE}
     extraction.evidence = [e for e in extraction.evidence if e.field not in taken]
     for name, value in taken.items():
         extraction.values[name] = value

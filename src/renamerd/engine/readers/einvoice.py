@@ -74,12 +74,12 @@ def _cii(root: Element) -> EInvoice | None:
     # (the trading name the customer knows, else the legal name: as the page's brand is
     # preferred to the operating company in its footer)
     trading = _text(_child(seller, "SpecifiedLegalOrganization"), "TradingBusinessName")
+    total = _amount(_child(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation"),
+                    "GrandTotalAmount")
     return EInvoice(
         "CII", _text(doc, "ID"), _date_102(_child(doc, "IssueDateTime")),
-        trading or _text(seller, "Name"),
-        _kind(_text(doc, "TypeCode")), _text(settlement, "InvoiceCurrencyCode"),
-        _amount(_child(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation"),
-                "GrandTotalAmount"))
+        trading or _text(seller, "Name"), _kind(_text(doc, "TypeCode"), total),
+        _text(settlement, "InvoiceCurrencyCode"), total)
 
 
 def _zugferd1(root: Element) -> EInvoice | None:
@@ -88,13 +88,13 @@ def _zugferd1(root: Element) -> EInvoice | None:
         return None
     trade = _child(root, "SpecifiedSupplyChainTradeTransaction")
     settlement = _child(trade, "ApplicableSupplyChainTradeSettlement")
+    total = _amount(_child(settlement, "SpecifiedTradeSettlementMonetarySummation"),
+                    "GrandTotalAmount")
     return EInvoice(
         "ZUGFeRD 1", _text(doc, "ID"), _date_102(_child(doc, "IssueDateTime")),
         _text(_child(_child(trade, "ApplicableSupplyChainTradeAgreement"), "SellerTradeParty"),
               "Name"),
-        _kind(_text(doc, "TypeCode")), _text(settlement, "InvoiceCurrencyCode"),
-        _amount(_child(settlement, "SpecifiedTradeSettlementMonetarySummation"),
-                "GrandTotalAmount"))
+        _kind(_text(doc, "TypeCode"), total), _text(settlement, "InvoiceCurrencyCode"), total)
 
 
 def _ubl(root: Element, kind: str) -> EInvoice:
@@ -110,11 +110,11 @@ def _ubl(root: Element, kind: str) -> EInvoice:
     totals = _child(root, "LegalMonetaryTotal")
     # (the invoice's total with its tax, BT-112, as CII's GrandTotalAmount; not what is
     # still due after a prepayment)
+    total = _amount(totals, "TaxInclusiveAmount") or _amount(totals, "PayableAmount")
     return EInvoice(
         "UBL", _text(root, "ID"), date, seller,
-        "credit_note" if kind == "CreditNote" else _kind(code),
-        _text(root, "DocumentCurrencyCode"),
-        _amount(totals, "TaxInclusiveAmount") or _amount(totals, "PayableAmount"))
+        "credit_note" if kind == "CreditNote" else _kind(code, total),
+        _text(root, "DocumentCurrencyCode"), total)
 
 
 def _local(tag: str) -> str:
@@ -145,8 +145,11 @@ def _date_102(parent: Element | None) -> dt.date | None:
         return None
 
 
-def _kind(code: str | None) -> str:
-    return "credit_note" if code in _CREDIT_CODES else "invoice"
+def _kind(code: str | None, total: str | None = None) -> str:
+    """A credit note's code, or an invoice's with a negative total (a correction that gives
+    money back: "Rechnungskorrektur" over -8.79), is a credit note; else an invoice."""
+    negative = total is not None and total.startswith("-")
+    return "credit_note" if code in _CREDIT_CODES or negative else "invoice"
 
 
 def _amount(parent: Element | None, name: str) -> str | None:
