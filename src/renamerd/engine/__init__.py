@@ -22,7 +22,7 @@ or format characters, no "/".
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renamerd.engine.cleaning import clean_filename, clean_text, clean_values
 from renamerd.engine.fields import Extraction, extract
@@ -58,6 +58,9 @@ from renamerd.engine.types import (
     UnreadableDocument,
     UnsupportedDocument,
 )
+
+if TYPE_CHECKING:
+    from renamerd.engine.readers.einvoice import EInvoice
 
 __all__ = [
     "BELOW_CONFIDENCE", "DOCUMENT_TYPES", "LANGUAGES", "STRATEGIES", "TEMPLATE_IDS",
@@ -126,7 +129,7 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
 PAGE_SURE = 0.9
 
 
-def _take_einvoice(einvoice: Any, extraction: Extraction) -> Extraction:
+def _take_einvoice(einvoice: EInvoice | None, extraction: Extraction) -> Extraction:
     """`extraction` with the values of a PDF's embedded e-invoice (readers/einvoice.py, or
     None: unchanged) over those read from its pages: the XML is the binding invoice, so what
     it gives wins, unless the page reads a field otherwise and is sure of it (PAGE_SURE)."""
