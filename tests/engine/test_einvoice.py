@@ -213,7 +213,17 @@ def test_a_negative_invoice_is_a_credit_note() -> None:
     assert found is not None and (found.document_type, found.total) == ("credit_note", "-8.79")
 
 
-def test_a_page_sure_of_a_field_keeps_it_when_the_xml_says_otherwise() -> None:
+def test_the_xml_gives_the_type_and_date_a_page_reads_otherwise() -> None:
+    # the page reads as a letter, sure of it ("Dear customer"), and its date is another one
+    page = ["Blue Harbor", "Harbour Road 7, Anytown", "Dear customer,", "Anytown, 01.01.2025",
+            "please find the details of your account attached.", "Kind regards", "The team"]
+    assert rename(make_pdf(page), "a.pdf").extracted_info["document_type"] == "letter"
+    info = rename(attach(make_pdf(page), "factur-x.xml", CII % {b"code": b"380"}),
+                  "a.pdf").extracted_info
+    assert (info["document_type"], info["date"]) == ("invoice", "2025-03-14")
+
+
+def test_a_page_sure_of_its_issuer_keeps_it_when_the_xml_says_otherwise() -> None:
     # a clear letterhead with its legal form; the XML names another seller (a sample whose
     # page and XML disagree): the page is what a person reads
     page = ["Kostenlieferant GmbH", "Hauptstraße 1 · 10115 Berlin", "Rechnung",

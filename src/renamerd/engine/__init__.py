@@ -124,15 +124,17 @@ def _read_and_extract(data: bytes, config: EngineConfig) -> tuple[Any, list[str]
     return doc, pages, extraction
 
 
-#: a page's reading this sure of a field is kept over a different value in the e-invoice's
-#: XML (the page is what a person reads; a sample whose XML and page disagree exists)
+#: a page's reading this sure of the issuer is kept over a different seller in the
+#: e-invoice's XML (the brand a person reads on the page; samples whose XML and page name
+#: different sellers exist); the XML's date, number and type always win (a page's "date of
+#: the associated invoice" or "Dear customer" is read with confidence too)
 PAGE_SURE = 0.9
 
 
 def _take_einvoice(einvoice: EInvoice | None, extraction: Extraction) -> Extraction:
     """`extraction` with the values of a PDF's embedded e-invoice (readers/einvoice.py, or
     None: unchanged) over those read from its pages: the XML is the binding invoice, so what
-    it gives wins, unless the page reads a field otherwise and is sure of it (PAGE_SURE)."""
+    it gives wins, but for an issuer the page is sure of (PAGE_SURE)."""
     if einvoice is None:
         return extraction
     found = {"date": einvoice.issue_date.isoformat() if einvoice.issue_date else None,
@@ -140,7 +142,7 @@ def _take_einvoice(einvoice: EInvoice | None, extraction: Extraction) -> Extract
              "document_type": einvoice.document_type, "amount": einvoice.total,
              "currency": einvoice.currency}
     taken = {k: v for k, v in found.items()
-             if v and extraction.confidence.get(k, 0.0) < PAGE_SURE}
+             if v and (k != "issuer" or extraction.confidence.get(k, 0.0) < PAGE_SURE)}
     extraction.evidence = [e for e in extraction.evidence if e.field not in taken]
     for name, value in taken.items():
         extraction.values[name] = value
