@@ -787,6 +787,9 @@ def test_a_letters_date_line_is_its_date() -> None:
     # a date alone under a label, even one not known, is that label's
     ("AAA School Apparel\nInvoice Date: 02/25/2025\nIIInnnvvv DDDuuueee DDDaaattteee:::\n"
      "08/10/2025\nTotal 120.00", "2025-02-25"),
+    # the date of another document, its label qualified after it ("associée")
+    ("Le Fournisseur SARL\nFacture N° : F20260023\nParis, le 31/01/2026\n"
+     "DATE DE FACTURE ASSOCIÉE : 01/01/2026\nNET A PAYER 104,90 EUR", "2026-01-31"),
 ])
 def test_a_letters_date_alone_under_the_address_is_its_date(text: str, date: str) -> None:
     assert values(text)["date"] == date

@@ -406,6 +406,9 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
             return last.group(0), _unless_to_come(kind, prefix, last), 1.0
         words = _RX0.findall(gap)
         if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
+            if _another_documents().search(gap):
+                # "Date de facture associée", "Original invoice date": another document's
+                return last.group(0), "period", 0.6
             return last.group(0), _unless_to_come(_kind_of(last.group(0), kinds), prefix,
                                                   last), 0.6
     if _date_line(doc, cand):
@@ -448,6 +451,13 @@ def _unless_to_come(kind: str, prefix: str, label: re.Match[str]) -> str:
     if kind == "issue_date" and _next_before().search(prefix, 0, label.start()):
         return "period"
     return kind
+
+
+@functools.cache
+def _another_documents() -> re.Pattern[str]:
+    """A word after a date's label saying the date is another document's ("associée",
+    "d'origine", "referenced")."""
+    return re.compile(alternation(common()["referenced_words"]))
 
 
 @functools.cache
