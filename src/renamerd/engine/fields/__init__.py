@@ -169,6 +169,8 @@ def warm_up() -> None:
     names.never_names()
     names._department_at_end()
     glued._labels()
+    glued._labels_after_digits()
+    issuer_labels._thanks()
     for lang in LANGUAGES:
         issuer_labels.seller_labels(lang)
         issuer_labels.seller_labels(lang, "operator")

@@ -183,6 +183,12 @@ def _till_cues_needed(cues: set[str], addressed: bool) -> int:
     return TILL_CUES if addressed or "time of day" not in cues else 2
 
 
+def type_pattern(language: str) -> re.Pattern[str]:
+    """The type words and phrases the type guesser reads in `language` ("rechnung", "tax
+    invoice", "order confirmation"...), as one pattern over folded text (built once)."""
+    return _patterns(language)[0]
+
+
 def type_compound(word: str, language: str) -> bool:
     """`word` (one word) is a document's type written as a compound ("Transaktionsbeleg",
     "Wertpapierabrechnung", "Jahresrechnung"): a title, no name."""

@@ -15,7 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from renamerd.engine.fields.doctype import type_compound
+from renamerd.engine.fields.doctype import type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import SEGMENT, recipient_lines, stacked_headers
 from renamerd.engine.fields.issuer_labels import (
@@ -406,23 +406,23 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
     return _after_seller_label(ctx, line, segment, seg_no, ctx.language)
 
 
-@functools.cache
-def _titles(language: str) -> re.Pattern[str]:
-    """A document's title and its number ending a line ("INVOICE #5371", "Rechnung Nr. 17")."""
-    words = {p.lstrip("^") for lang in (language, "en") for phrases in load(lang)["types"].values()
-             for p in phrases if len(p.lstrip("^")) >= 5}
-    return re.compile(r"(?:^|\s)(?:" + alternation(words) + r")\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?"
-                      r"\s*[\w/.-]*\d[\w/.-]*\s*$")
+#: what follows a document's title ending a line: its number ("INVOICE #5371", "Rechnung
+#: Nr. 17"), nothing else
+_TITLE_TAIL = re.compile(r"\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?\s*[\w/.-]*\d[\w/.-]*\s*")
 
 
 def _before_title(segment: str, language: str) -> str:
     """The name before a document's title and number sharing its line ("Epic Dental Lab
-    INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise."""
+    INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise (also when the title
+    opens it: "Tax Invoice No 12" is all title)."""
     if len(segment) > 80 or not any(ch.isdigit() for ch in segment):
         return segment
-    m = _titles(language).search(fold(segment))
-    # (a title from the start, "Tax Invoice No 12", is all title: nothing is cut)
-    return segment[:m.start()].rstrip(" -–|:") if m and m.start() >= 3 else segment
+    folded = fold(segment)
+    for m in type_pattern(language).finditer(folded):
+        if (len(m.group(0)) >= 5 and (m.start() == 0 or folded[m.start() - 1].isspace())
+                and _TITLE_TAIL.fullmatch(folded, m.end())):
+            return segment[:m.start()].rstrip(" -–|:") if m.start() >= 3 else segment
+    return segment
 
 
 def _name_goes_on(doc: Doc, line: Line) -> str:

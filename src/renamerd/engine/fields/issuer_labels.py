@@ -84,23 +84,39 @@ def find_label(segment: str, language: str) -> Label | None:
 
 @functools.cache
 def _sign_offs(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The frames in which the sender names itself, of `language` and English, as one
-    pattern (a name group per frame, longest frames first: "the {name} billing team" before
-    "the {name} team"): a team's sign-off ("sign_off") and the shop's thanks or welcome
-    ("thanks": "Thank you for shopping at {name}", "Tack för ditt köp hos {name}"); and the
-    longest fixed word of each frame (the quick test: "team", "équipe", "shopping")."""
-    # (a thanks is a whole sentence: any language's may be read, as a Malaysian slip in
-    # English thanks in Malay; a sign-off's few words only in the document's and English)
-    frames = sorted({fold(f) for lang in dict.fromkeys((language, "en"))
-                     for f in load(lang)["labels"].get("sign_off", [])}
-                    | {fold(f) for lang in LANGUAGES
-                       for f in load(lang)["labels"].get("thanks", [])}, key=len, reverse=True)
+    """A team's sign-off frames ("the {name} team", "l'équipe {name}") of `language` and
+    English, as `_frames` compiles them (a sign-off's few words are read only in the
+    document's language and English)."""
+    return _frames(frozenset(fold(f) for lang in dict.fromkeys((language, "en"))
+                             for f in load(lang)["labels"].get("sign_off", [])))
+
+
+@functools.cache
+def _thanks() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A shop's thanks or welcome ("Thank you for shopping at {name}", "Tack för ditt köp hos
+    {name}") of every language, as `_frames` compiles them (a thanks is a whole sentence: any
+    language's may be read, as a Malaysian slip in English thanks in Malay)."""
+    return _frames(frozenset(fold(f) for lang in LANGUAGES
+                             for f in load(lang)["labels"].get("thanks", [])))
+
+
+def _frames(frames: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """`frames` (folded, "{name}" where the sender names itself) as one pattern, a name group
+    per frame, longest frames first ("the {name} billing team" before "the {name} team"), and
+    the longest fixed word of each frame (the quick test: "team", "équipe", "shopping")."""
+    ordered = sorted(frames, key=len, reverse=True)
     name = r"[^\W_][^\s,;:]*(?: [^\s,;:]+){0,4}?"
     pattern = "|".join(re.escape(f).replace(r"\{name\}", f"(?P<name{i}>{name})")
-                       for i, f in enumerate(frames))
-    cues = {max(f.replace("{name}", " ").replace("-", " ").split(), key=len) for f in frames}
+                       for i, f in enumerate(ordered))
+    cues = {max(f.replace("{name}", " ").replace("-", " ").split(), key=len) for f in ordered}
     return (re.compile(pattern or r"(?!x)x"),
             re.compile("|".join(map(re.escape, sorted(cues))) or r"(?!x)x"))
+
+
+@functools.cache
+def _no_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The words that only say which team ("billing", "support") and the pronouns ("us")."""
+    return frozenset(common()["team_words"]), frozenset(common()["pronouns"])
 
 
 #: where a thanks goes on with another sentence ("Thank you for shopping at Safeway! Please
@@ -118,21 +134,21 @@ def signed_off(segment: str, language: str) -> str | None:
     if len(segment) > 120:
         return None
     folded = fold(segment)
-    pattern, cues = _sign_offs(language)
-    if cues.search(folded) is None:
-        return None
-    end = _SENTENCE_END.search(segment)
-    stop = end.start() if end else len(folded)
-    start = len(folded) - len(folded.lstrip(" -–*"))
-    m = pattern.fullmatch(folded, start, len(folded[:stop].rstrip(" .!,*")))
-    if m is None:
-        return None
-    group = next(g for g, v in m.groupdict().items() if v is not None)
-    value = segment[m.start(group):m.end(group)]
-    words = set(fold(value).split())
-    if words <= set(common()["team_words"]) or words & set(common()["pronouns"]):
-        return None
-    return value
+    for pattern, cues in (_sign_offs(language), _thanks()):
+        if cues.search(folded) is None:
+            continue
+        end = _SENTENCE_END.search(segment)
+        stop = end.start() if end else len(folded)
+        start = len(folded) - len(folded.lstrip(" -–*"))
+        m = pattern.fullmatch(folded, start, len(folded[:stop].rstrip(" .!,*")))
+        if m is None:
+            continue
+        group = next(g for g, v in m.groupdict().items() if v is not None)
+        value = segment[m.start(group):m.end(group)]
+        words = set(fold(value).split())
+        team_words, pronouns = _no_names()
+        return None if words <= team_words or words & pronouns else value
+    return None
 
 
 def legal_named(doc: Doc, skip: set[int]) -> set[int]:
