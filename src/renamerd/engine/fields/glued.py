@@ -47,7 +47,7 @@ def _labels() -> re.Pattern[str]:
 @functools.cache
 def _labels_after_digits() -> re.Pattern[str]:
     """The same labels, right after a digit (where a value ran into them) and ending a word."""
-    return re.compile(alternation(set(_phrases())).replace(r"(?<!\w)", r"(?<=\d)", 1))
+    return re.compile(alternation(set(_phrases()), before=r"(?<=\d)"))
 
 
 def _value_starts(text: str, at: int) -> bool:

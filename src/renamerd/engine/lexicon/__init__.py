@@ -127,12 +127,13 @@ def written_unspaced(phrase: str) -> bool:
 
 
 def alternation(phrases: list[str] | set[str], exact: bool = False,
-                then: str = r"(?!\w)") -> str:
+                then: str = r"(?!\w)", before: str = r"(?<!\w)") -> str:
     """One regex matching any of the phrases as whole words, longest match preferred.
 
     Built as a trie (shared prefixes factored out), so matching costs about the length of the
     text, not the number of phrases. `exact`: match the phrases as given (no folding). `then`:
-    what must follow a phrase (by default: no letter or digit, the end of a word).
+    what must follow a phrase (by default: no letter or digit, the end of a word); `before`:
+    what must precede it (by default: no letter or digit, the start of a word).
     Phrases in Chinese, Japanese or Korean script match inside longer runs of text too (those
     scripts put no blank between words).
     """
@@ -140,7 +141,7 @@ def alternation(phrases: list[str] | set[str], exact: bool = False,
     if not uniq:
         return r"(?!x)x"
     spaced = {p for p in uniq if not written_unspaced(p)}
-    source = r"(?<!\w)(?:" + _trie_regex(_trie(spaced)) + ")" + then if spaced else ""
+    source = before + "(?:" + _trie_regex(_trie(spaced)) + ")" + then if spaced else ""
     if len(spaced) < len(uniq):
         # (the lookahead on their first characters is implied by the trie; without it, `re`
         # compares each offset of the text with every first character, hundreds of them)
