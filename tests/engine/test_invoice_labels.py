@@ -857,3 +857,18 @@ def test_thanks_for_booking_opens_a_booking_confirmation(thanks: str) -> None:
     text = (f"{thanks}\nBooking reference: XXX007\nTraveller: John Doe\nCheck-in counter closes "
             "45 minutes before departure\nDeparture 17 Oct 2016 07:15")
     assert values(text)["document_type"] == "order_confirmation"
+
+
+@pytest.mark.parametrize("top", ["PAYMENT ADVICE\nTo: Kauri Masonry Ltd\n",
+                                 "REMITTANCE ADVICE\nTo:\nKauri Masonry Ltd\n"])
+def test_a_remittance_slips_addressee_is_the_seller(top: str) -> None:
+    # Xero prints a slip to send back with the payment above its invoices: "To:" the payee
+    text = (top + "54 Mangakino Lane\nWhangarei 0185\nTAX INVOICE\nMatariki Property Group\n"
+            "Invoice Date 30 Apr 2026\nInvoice Number INV-1517\nTOTAL NZD 11,735.75")
+    got = values(text)
+    assert (got["issuer"], got["invoice_number"]) == ("Kauri Masonry Ltd", "INV-1517")
+
+
+def test_a_non_breaking_hyphen_inside_a_number_is_a_hyphen() -> None:
+    text = "Lantern Labs Pte Ltd\nReceipt number RCPT\u20116280974\u20110001\nDate paid May 8, 2026"
+    assert values(text)["invoice_number"] == "RCPT-6280974-0001"

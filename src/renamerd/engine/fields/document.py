@@ -14,16 +14,19 @@ from renamerd.engine.lexicon import fold
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
 #: what text layers put inside words that no reader sees: a soft hyphen, zero-width spaces, a
 #: word joiner, a byte-order mark (not the zero-width (non-)joiners, which Persian and Indic
-#: scripts need), and typographic ligatures ("ﬁ", "ﬀ")
-_HIDDEN = re.compile("[\u00ad\u200b\u2060\ufeff\ufb00-\ufb06]")
-_LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+#: scripts need), typographic ligatures ("ﬁ", "ﬀ") and the hyphens that are not "-" (the
+#: Unicode hyphen and the non-breaking one: "RCPT\u20116280974")
+_HIDDEN = re.compile("[\u00ad\u200b\u2060\ufeff\ufb00-\ufb06\u2010\u2011]")
+_WRITTEN_AS = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+_WRITTEN_AS |= {"\u2010": "-", "\u2011": "-"}
 
 
 def plain_text(page: str) -> str:
     """`page` as a reader sees it: composed (NFC: "é" one character, as every pattern expects),
-    ligatures spelled out, invisible characters inside words removed. Pure."""
+    ligatures spelled out, hyphens written "-", invisible characters inside words removed.
+    Pure."""
     if _HIDDEN.search(page):
-        page = _HIDDEN.sub(lambda m: _LIGATURES.get(m.group(0), ""), page)
+        page = _HIDDEN.sub(lambda m: _WRITTEN_AS.get(m.group(0), ""), page)
     if not unicodedata.is_normalized("NFC", page):
         page = unicodedata.normalize("NFC", page)
     return page

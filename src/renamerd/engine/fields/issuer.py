@@ -17,7 +17,12 @@ from dataclasses import dataclass
 
 from renamerd.engine.fields.doctype import type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.fields.issuer_blocks import SEGMENT, recipient_lines, stacked_headers
+from renamerd.engine.fields.issuer_blocks import (
+    SEGMENT,
+    recipient_lines,
+    remittance_payee,
+    stacked_headers,
+)
 from renamerd.engine.fields.issuer_labels import (
     colon_below,
     contact_persons,
@@ -358,6 +363,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
     stacked_headers(ctx, rec, language)
+    remittance_payee(ctx, rec, language)
     ctx.legal_named = legal_named(doc, skip)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.language = language

@@ -1,17 +1,20 @@
 """Where the sender and the recipient stand on a page, for the issuer scorer
 (fields/issuer.py): the recipient's blocks ("Bill to", "Rechnungsempfänger", the address
 window under a DIN sender line), the sender line above that window (with dots or with
-commas), and a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"). Pure.
+commas), a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"), and the payee
+of a remittance slip. Pure.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
 from renamerd.engine.fields.places import POSTCODE
+from renamerd.engine.lexicon import alternation, fold, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
@@ -41,7 +44,7 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
 
     for line in doc.lines[:40]:
         m = rec.match(line.folded)
-        if m:
+        if m and not _debris(doc, line, m):
             skip.add(line.index)
             rest = line.folded[m.end():].strip(" :")
             block_from(line.index if rest else line.index + 1)
@@ -54,6 +57,14 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
             block_from(line.index + 1)
             break
     return skip, sender_line
+
+
+def _debris(doc: Doc, line: Line, label: re.Match[str]) -> bool:
+    """`line` is a two-letter label alone ("AN", "TO") under OCR's debris (a few letters:
+    "OP"): more debris atop a photographed slip, not the start of an addressee's block."""
+    above = doc.lines[line.index - 1].text if line.index else ""
+    return (len(label.group(0).strip(" :")) <= 2 and not line.folded[label.end():].strip()
+            and len(above) <= 3 and above.isalpha())
 
 
 def _comma_sender(doc: Doc, line: Line) -> bool:
@@ -83,3 +94,33 @@ def stacked_headers(ctx: Page, rec: re.Pattern[str], language: str) -> None:
             ctx.skip.discard(below + 1)
             ctx.sold_by.add((below + 1, 0))
             ctx.wanted.add(below + 1)
+
+
+@functools.cache
+def _remittance_heading(language: str) -> re.Pattern[str]:
+    phrases = {p for lang in {language, "en"} for p in load(lang)["labels"].get("remittance", [])}
+    return re.compile(alternation(phrases))
+
+
+def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
+    """Under a remittance slip's heading ("PAYMENT ADVICE", "Remittance advice"), the "To:"
+    names whom the customer pays, the seller (Xero prints the slip above its invoices): that
+    line (or the one below a bare "To:") is sold by, not the recipient's."""
+    lines = ctx.doc.lines
+    for line in lines[:40]:
+        below = line.index + 1
+        if below >= len(lines) or not _remittance_heading(language).fullmatch(
+                line.folded.strip(" :")):
+            continue
+        m = rec.match(lines[below].folded)
+        if m is None:
+            continue
+        rest = ctx.fixed_line(below)[m.end():].strip(" :")
+        if rest:
+            ctx.fixed[below] = rest
+        else:
+            below += 1
+        if below < len(lines):
+            ctx.skip.discard(below)
+            ctx.sold_by.add((below, 0))
+            ctx.wanted.add(below)
