@@ -483,3 +483,29 @@ def test_stamps_tax_words_and_misread_titles_are_no_names(word: str, language: s
 ])
 def test_a_receipts_number_after_the_word_receipt(text: str, number: str) -> None:
     assert extract([text]).values["invoice_number"] == number
+
+
+@pytest.mark.parametrize(("text", "number", "date"), [
+    # a restaurant till's check number, and its date with an apostrophe's two-digit year
+    ("Trattoria Lucca\n177 Main Street\nServer 7 KURT B\nTbl 44/1\nChk 1527\n"
+     "Dec27'16 08:46PM\n1 LASAGNA 26.00\nTotal 26.00", "1527", "2016-12-27"),
+    ("HOTEL MIRADOR\nAvda. del Mar 1\nCHK 2104178 TBL 39/1\n10 Mar 19 14:01 PM\n"
+     "1 Agua 4,50\nTotal 4,50", "2104178", "2019-03-10"),
+])
+def test_a_restaurant_tills_check_number_and_date(text: str, number: str, date: str) -> None:
+    got = extract([text]).values
+    assert (got["invoice_number"], str(got["date"])) == (number, date)
+
+
+def test_two_letters_under_ocr_debris_open_no_addressees_block() -> None:
+    # "AN" (German "to") under "OP": noise atop a photo, not a recipient label; the shop's
+    # legal name below it is the issuer and its card-terminal words make the slip a receipt
+    text = ("OP\nAN\nGLOBUS\nGLOBUS Handelshof Wendel GmbH & Co.KG\nRiemker Str. 13 - 44809 Bochum\n"
+            "Steuer-Nr. 040 154 09776\nSumme 40,92\nKartenzahlung\nTerminal-ID : 66078359\n"
+            "Genehmigungs-Nr 4556\n12:31 Uhr\nDatum 16.08.24")
+    got = extract([text]).values
+    assert got["issuer"] in ("GLOBUS", "GLOBUS Handelshof Wendel GmbH & Co.KG")
+    assert got["document_type"] == "receipt"
+    letter = "An\nGLOBUS Handelshof Wendel GmbH & Co.KG\nRiemker Str. 13\n44809 Bochum\n"
+    assert "GLOBUS Handelshof Wendel GmbH & Co.KG" not in [
+        c.value for c in issuer_candidates(Doc.from_pages([letter + "Rechnung"]), "de")]

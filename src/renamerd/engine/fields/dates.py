@@ -99,9 +99,10 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?:\d{4}|\d{2})(?!\w))"  # ("12 Mar 201818:19")
     )
     mdy = re.compile(
-        # ("August 3, 2014", "August 3 , 2014" as a text layer may space it, "Aug 3,2014")
+        # ("August 3, 2014", "August 3 , 2014" as a text layer may space it, "Aug 3,2014",
+        # a restaurant till's "Dec27'16")
         rf"(?<![\w])({months})\.?[ \t\-]*(\d{{1,2}})(?:st|nd|rd|th)?"
-        r"(?:[ \t]*,[ \t\-]*|[ \t\-]+)(\d{4})(?!\w)"
+        r"(?:[ \t]*,[ \t\-]*|[ \t\-]+|[ \t]*')(\d{4}|(?<=')\d{2})(?!\w)"
     )
     return numeric, dmy, mdy
 
