@@ -64,3 +64,25 @@ def test_an_items_table_and_rows_of_other_widths_are_left_alone() -> None:
     rows = ["DESCRIPTION | QTY | RATE | AMOUNT", "Spring cleanup | 1 | 450.00 | 450.00",
             "INVOICE # | DATE", "1087 | 05/14/2024 | Net 30"]
     assert pair_header_rows(rows) == rows
+
+
+def test_labels_one_blank_apart_over_values_pair_as_far_as_both_rows_are_sure() -> None:
+    # a text layer's table header and row, cells one blank apart: "Customer Number" is
+    # followed by an unknown heading ("Page"), so it may be part of a longer one: left as is
+    assert pair_header_rows(["Invoice Number Invoice Date Customer Number Page",
+                             "4700367116 19-DEC-2025 4668565 1 / 1"]) == [
+        "Invoice Number: 4700367116", "Invoice Date: 19-DEC-2025", "Customer Number Page",
+        "4668565 1 / 1"]
+    assert pair_header_rows(["Invoice No. Date", "INV-1 12/03/2024"]) == [
+        "Invoice No: INV-1", "Date: 12/03/2024"]
+    text = ("Quest Software Ltd\nInvoice\nInvoice Number Invoice Date Customer Number Page\n"
+            "4700367116 19-DEC-2025 4668565 1 / 1")
+    assert extract([text]).values["invoice_number"] == "4700367116"
+
+
+def test_rows_whose_values_have_blanks_or_whose_labels_are_cut_short_are_left_alone() -> None:
+    unsure = [["Invoice Date Invoice Number", "May 8, 2026 INV-1"],  # a value with blanks
+              ["Data do documento Número do documento Aceite", "31/03/2026 EPR05 N"],
+              ["Rechnungsnummer Rechnungsdatum Kundennummer", "R-17 05.03.2024 K 17"]]
+    for rows in unsure:
+        assert pair_header_rows(rows) == rows

@@ -63,8 +63,11 @@ _CELL = " | "
 
 def pair_header_rows(lines: list[str]) -> list[str]:
     """`lines` with each row of labels (two of them a date or number label at least) that
-    stands over a row of as many short values replaced by "label: value" lines. Pure;
-    linear in the lines."""
+    stands over a row of as many short values replaced by "label: value" lines; and a row
+    opening with date and number labels one blank apart ("Invoice Number Invoice Date
+    Customer Number Page") over a row opening with as many values, each one word holding a
+    digit ("4700367116 19-DEC-2025 4668565 1 / 1"): those pairs, then the rest of each row.
+    Pure; linear in the lines."""
     out: list[str] = []
     i, n = 0, len(lines)
     while i < n:
@@ -76,9 +79,53 @@ def pair_header_rows(lines: list[str]) -> list[str]:
                 out.extend(f"{h.rstrip(' :')}: {c}" for h, c in zip(heads, cells, strict=True))
                 i += 2
                 continue
+        if i + 1 < n and (paired := _pair_spaced_row(lines[i], lines[i + 1])):
+            out.extend(paired)
+            i += 2
+            continue
         out.append(lines[i])
         i += 1
     return out
+
+
+def _pair_spaced_row(heads: str, cells: str) -> list[str]:
+    """The lines `heads` over `cells` are read as (see pair_header_rows), or [] when they are
+    no such rows."""
+    if len(heads) > 120 or not any(map(str.isdigit, cells.partition(" ")[0])):  # (quick test)
+        return []
+    labels = _known_labels_row(fold(heads))
+    values = cells.split(" ")
+    if len(labels) < 2 or len(values) < len(labels) or not all(
+            len(v) <= _MAX_VALUE and any(map(str.isdigit, v)) for v in values[:len(labels)]):
+        return []
+    pairs = []
+    start = 0
+    for end, value in zip(labels, values, strict=False):
+        pairs.append(f"{heads[start:end].strip(' :#.')}: {value}")
+        start = end
+    rest = [heads[start:].strip(), " ".join(values[len(labels):])]
+    return pairs + [part for part in rest if part]
+
+
+@functools.cache
+def _label_row() -> re.Pattern[str]:
+    """One date or number label of some lexicon language, at a row's start or after a blank,
+    with its "#", colon or dot."""
+    return re.compile(r"(?:" + _label_words().pattern + r")(?: ?[#:.])?(?= |$)")
+
+
+def _known_labels_row(folded: str) -> list[int]:
+    """Where each known label ends in the run of them, one blank apart, that opens `folded`
+    (the last one only when the row ends there: else it may be the start of a longer label,
+    "Número" of "Número do documento")."""
+    ends: list[int] = []
+    at = 0
+    while (m := _label_row().match(folded, at)) is not None:
+        ends.append(m.end())
+        at = m.end() + 1
+    if ends and ends[-1] < len(folded):
+        ends.pop()
+    return ends
 
 
 def _runs(passed: list[bool]) -> list[int]:
