@@ -14,7 +14,7 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
 from renamerd.engine.fields.places import POSTCODE
-from renamerd.engine.lexicon import alternation, fold, load
+from renamerd.engine.lexicon import alternation, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
