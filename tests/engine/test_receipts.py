@@ -124,6 +124,9 @@ def test_kind_of_business_alone_does_not_beat_the_name_above() -> None:
     text = ("haat\nLIAN CHI VEGETARIAN\nRESTAURANT SDN BHD\n(1095514-X)\n54, JALAN SS23/11\n"
             "TOTAL 12.00")
     assert extract([text]).values["issuer"] == "LIAN CHI VEGETARIAN RESTAURANT SDN BHD"
+    text = ("AADI PARASWANATH IMPORT\nEXPORT INC\n7F-708, Vihav Trade Centre,\nGSTIN:\n"
+            "24CJKPJ7157C1Z9\nInvoice No.\nAP/SL/26-27/56")
+    assert extract([text]).values["issuer"] == "AADI PARASWANATH IMPORT EXPORT INC"
 
 
 def test_a_two_letter_form_inside_an_address_is_no_name() -> None:
