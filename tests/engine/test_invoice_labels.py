@@ -509,12 +509,21 @@ def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
     # a series code, a spaced dash and the number
     ("LOCADORA SUL S/A\nCNPJ - 16.670.085/0381-28\nFATURA / DUPLICATA Nº: ACPIT - 311630\n"
      "Emissão 31/03/2026", "ACPIT - 311630"),
+    # a series code and the number, a blank or a spaced slash apart
+    ("Loop Electricidad y Gas, S.L. CIF B87095543\nDatos de la factura:\n"
+     "Nº Factura: IGNIS 260266119 Tipo de factura:\nFecha factura: 17 de agosto de 2026\n"
+     "Total Factura: 1.154,72 €", "IGNIS 260266119"),
+    ("FACTURA FAC-2026 / 8740\nLACTEOS GUERRERO SL\nNIF: B09816158", "FAC-2026 / 8740"),
     # OCR's comma before the colon ("No,:")
     ("Nota Fiscal Eletrônica de Repasse - NF-R\nSérie: RI Nota No,: 2279456 Emissão: 07/05/2026\n"
      "Processo Administrativo No. 11.037/2020", "2279456"),
 ])
 def test_spanish_and_portuguese_number_labels(text: str, number: str) -> None:
     assert values(text)["invoice_number"] == number
+
+
+def test_a_currency_and_an_amount_after_a_number_label_are_no_series() -> None:
+    assert "invoice_number" not in values("ACME Ltd\nInvoice No: EUR 1000\nDate: 07/07/2026")
 
 
 def test_a_known_label_written_with_a_hyphen_is_still_known() -> None:

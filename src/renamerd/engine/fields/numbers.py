@@ -21,8 +21,12 @@ _VALUE = re.compile(
     # a document series and its number, as Portugal's certified invoicing writes them
     # ("FT 2024/1532", "FR A1/87"), and Polish invoicing ("F 1234K20/1234/12")
     r"|[A-Z]{1,3} [A-Z0-9]{1,10}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
-    # a series code, a spaced dash and the number ("ACPIT - 311630")
-    r"|[A-Z]{2,6} [-–] \d{3,12}(?![\w/.,-])"
+    # a series code (with its year), a spaced dash or slash and the number ("ACPIT - 311630",
+    # "FAC-2026 / 8740")
+    r"|[A-Z]{2,6}(?:-\d{4})? [-–/] \d{3,12}(?![\w/.,-])"
+    # a series code and the number, a blank apart ("IGNIS 260266119", "A 260266119"; not a
+    # currency and an amount)
+    r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
