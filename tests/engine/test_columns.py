@@ -67,22 +67,32 @@ def test_an_items_table_and_rows_of_other_widths_are_left_alone() -> None:
 
 
 def test_labels_one_blank_apart_over_values_pair_as_far_as_both_rows_are_sure() -> None:
-    # a text layer's table header and row, cells one blank apart: "Customer Number" is
-    # followed by an unknown heading ("Page"), so it may be part of a longer one: left as is
+    # a text layer's table header and row, cells one blank apart ("Page" is no known label)
     assert pair_header_rows(["Invoice Number Invoice Date Customer Number Page",
                              "4700367116 19-DEC-2025 4668565 1 / 1"]) == [
-        "Invoice Number: 4700367116", "Invoice Date: 19-DEC-2025", "Customer Number Page",
-        "4668565 1 / 1"]
+        "Invoice Number: 4700367116", "Invoice Date: 19-DEC-2025", "Customer Number: 4668565",
+        "Page", "1 / 1"]
     assert pair_header_rows(["Invoice No. Date", "INV-1 12/03/2024"]) == [
         "Invoice No: INV-1", "Date: 12/03/2024"]
+    # an empty last column; a row opening with a word of its own
+    assert pair_header_rows(["Facture N° Date Référence", "FAT000546 08/06/2026"]) == [
+        "Facture N°: FAT000546", "Date: 08/06/2026", "Référence"]
+    assert pair_header_rows(["Klantcode Factuurnummer Factuurdatum",
+                             "Factuur 9000415 104346 12/12/2022"]) == [
+        "Klantcode: 9000415", "Factuurnummer: 104346", "Factuurdatum: 12/12/2022", "Factuur"]
+    # pairs stop at the first value that is no one word with a digit
+    assert pair_header_rows(["Rechnungsnummer Rechnungsdatum Kundennummer",
+                             "R-17 05.03.2024 K 17"]) == [
+        "Rechnungsnummer: R-17", "Rechnungsdatum: 05.03.2024", "Kundennummer", "K 17"]
     text = ("Quest Software Ltd\nInvoice\nInvoice Number Invoice Date Customer Number Page\n"
             "4700367116 19-DEC-2025 4668565 1 / 1")
     assert extract([text]).values["invoice_number"] == "4700367116"
 
 
-def test_rows_whose_values_have_blanks_or_whose_labels_are_cut_short_are_left_alone() -> None:
+def test_rows_whose_values_do_not_fit_their_labels_are_left_alone() -> None:
     unsure = [["Invoice Date Invoice Number", "May 8, 2026 INV-1"],  # a value with blanks
+              ["Invoice Number Invoice Date", "12/03/2024 INV-1"],  # a date under a number's
               ["Data do documento Número do documento Aceite", "31/03/2026 EPR05 N"],
-              ["Rechnungsnummer Rechnungsdatum Kundennummer", "R-17 05.03.2024 K 17"]]
+              ["Klantcode Factuurnummer Factuurdatum", "Factuur 9000415 104346"]]
     for rows in unsure:
         assert pair_header_rows(rows) == rows

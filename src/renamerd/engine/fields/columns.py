@@ -90,21 +90,49 @@ def pair_header_rows(lines: list[str]) -> list[str]:
 
 def _pair_spaced_row(heads: str, cells: str) -> list[str]:
     """The lines `heads` over `cells` are read as (see pair_header_rows), or [] when they are
-    no such rows."""
-    if len(heads) > 120 or not any(map(str.isdigit, cells.partition(" ")[0])):  # (quick test)
+    no such rows. A row of values may open with words of its own ("Factuur 9000415 104346
+    12/12/2022" under three labels) and end early (an empty last column); each value must fit
+    its label: a date under a date's label, no date under a number's."""
+    if len(heads) > 120 or not any(map(str.isdigit, cells)):  # (the quick test)
         return []
-    labels = _known_labels_row(fold(heads))
+    folded = fold(heads)
+    labels = _known_labels_row(heads)
+    if len(labels) < 2:
+        return []
     values = cells.split(" ")
-    if len(labels) < 2 or len(values) < len(labels) or not all(
-            len(v) <= _MAX_VALUE and any(map(str.isdigit, v)) for v in values[:len(labels)]):
+    lead = 0
+    while lead < len(values) and not any(map(str.isdigit, values[lead])):
+        lead += 1
+    if lead and len(values) - lead != len(labels):
         return []
-    pairs = []
+    pairs: list[str] = []
     start = 0
-    for end, value in zip(labels, values, strict=False):
+    for end, value in zip(labels, values[lead:], strict=False):
+        if len(value) > _MAX_VALUE or not _fits(folded[start:end].strip(" :#."), value):
+            break
         pairs.append(f"{heads[start:end].strip(' :#.')}: {value}")
         start = end
-    rest = [heads[start:].strip(), " ".join(values[len(labels):])]
+    if len(pairs) < 2:
+        return []
+    rest = [heads[start:].strip(), " ".join(values[:lead] + values[lead + len(pairs):])]
     return pairs + [part for part in rest if part]
+
+
+#: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05")
+_DATE_CELL = re.compile(r"\d{1,4}[./-](?:\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
+
+
+def _fits(label: str, value: str) -> bool:
+    """`value` may stand under the folded `label`: it holds a digit, and it is a date when
+    the label is only a date's (and not when it is only a number's)."""
+    if not any(map(str.isdigit, value)):
+        return False
+    dates, numbers = _label_kinds()
+    if label in dates and label not in numbers:
+        return _DATE_CELL.fullmatch(value) is not None
+    if label in numbers and label not in dates:
+        return _DATE_CELL.fullmatch(value) is None
+    return True
 
 
 @functools.cache
@@ -114,16 +142,17 @@ def _label_row() -> re.Pattern[str]:
     return re.compile(r"(?:" + _label_words().pattern + r")(?: ?[#:.])?(?= |$)")
 
 
-def _known_labels_row(folded: str) -> list[int]:
-    """Where each known label ends in the run of them, one blank apart, that opens `folded`
-    (the last one only when the row ends there: else it may be the start of a longer label,
-    "Número" of "Número do documento")."""
+def _known_labels_row(heads: str) -> list[int]:
+    """Where each known label ends in the run of them, one blank apart, that opens `heads`
+    (the last one not when a word in lower case follows it: it may be the start of a longer
+    label, "Número" of "Número do documento")."""
+    folded = fold(heads)
     ends: list[int] = []
     at = 0
     while (m := _label_row().match(folded, at)) is not None:
         ends.append(m.end())
         at = m.end() + 1
-    if ends and ends[-1] < len(folded):
+    if ends and heads[ends[-1]:].lstrip()[:1].islower():
         ends.pop()
     return ends
 
@@ -152,9 +181,17 @@ _KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invo
 @functools.cache
 def _label_words() -> re.Pattern[str]:
     """Every lexicon language's date and number labels, folded."""
-    phrases = {fold(p) for code in LANGUAGES for kind in _KINDS
-               for p in load(code)["labels"].get(kind, [])}
-    return re.compile(alternation(phrases))
+    dates, numbers = _label_kinds()
+    return re.compile(alternation(set(dates | numbers)))
+
+
+@functools.cache
+def _label_kinds() -> tuple[frozenset[str], frozenset[str]]:
+    """Every lexicon language's date labels, and its number labels, folded."""
+    def phrases(kinds: tuple[str, ...]) -> frozenset[str]:
+        return frozenset(fold(p) for code in LANGUAGES for kind in kinds
+                         for p in load(code)["labels"].get(kind, []))
+    return phrases(_KINDS[:5]), phrases(_KINDS[5:])
 
 
 def _known_label(line: str) -> bool:
