@@ -881,3 +881,12 @@ def test_a_remittance_slips_addressee_is_the_seller(top: str) -> None:
 def test_a_non_breaking_hyphen_inside_a_number_is_a_hyphen() -> None:
     text = "Lantern Labs Pte Ltd\nReceipt number RCPT\u20116280974\u20110001\nDate paid May 8, 2026"
     assert values(text)["invoice_number"] == "RCPT-6280974-0001"
+
+
+def test_an_italian_e_invoices_courtesy_copy_names_its_seller_under_its_heading() -> None:
+    # the Agenzia delle Entrate's layout: "Cedente/prestatore (fornitore)" over the seller's
+    # "Denominazione:", "Cessionario/committente (cliente)" over the buyer's
+    text = ("Cedente/prestatore (fornitore)\nDenominazione: SIMA HOME S.R.L.S.\n"
+            "Cessionario/committente (cliente)\nDenominazione: Rossi Arredi S.r.l.\n"
+            "Codice fiscale: BNCGLC73R11H355N\nFATTURA N. 113\nData documento 01-07-2026")
+    assert values(text)["issuer"] == "SIMA HOME S.R.L.S."
