@@ -890,3 +890,13 @@ def test_an_italian_e_invoices_courtesy_copy_names_its_seller_under_its_heading(
             "Cessionario/committente (cliente)\nDenominazione: Rossi Arredi S.r.l.\n"
             "Codice fiscale: BNCGLC73R11H355N\nFATTURA N. 113\nData documento 01-07-2026")
     assert values(text)["issuer"] == "SIMA HOME S.R.L.S."
+
+
+@pytest.mark.parametrize("heading", ["Facture FAC0049472 du 07/07/2026",
+                                     "Facture\nFAC0049472 du 07/07/2026"])
+def test_a_titles_number_and_its_date_after_du_give_the_issue_date(heading: str) -> None:
+    # the due date's abbreviated label ("Date éch facture:") over its row is no issue date
+    text = ("FUTUROL\n" + heading + "\nCLIENT: C000364\nMENUISERIES DES PENNES\n"
+            "Référence à rappeler avec votre règlement: Date éch facture:\n"
+            "FAC0049472 - C000364 31/08/2026\nNet à payer 3 981,38 €")
+    assert str(values(text)["date"]) == "2026-07-07"

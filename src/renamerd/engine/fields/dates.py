@@ -402,7 +402,10 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
             if joined is not None:  # "Rechnungsdatum/Lieferdatum": the same date is both
                 return joined
             if _CONNECTOR.fullmatch(last.group(0)):
-                return _before_connector(prefix[:last.start()], last.group(0), kind,
+                # (a title alone on the line above: "Facture" / "FAC0049472 du ...")
+                above = (doc.lines[line.index - 1].folded
+                         if window_start == line.start and line.index > 0 else None)
+                return _before_connector(prefix[:last.start()], above, last.group(0), kind,
                                          language, pattern, kinds)
             return last.group(0), _unless_to_come(kind, prefix, last), 1.0
         words = _RX0.findall(gap)
@@ -499,18 +502,21 @@ def _joined_label(before: str, pattern: re.Pattern[str],
     return earlier.group(0), "issue_date", 1.0
 
 
-def _before_connector(before: str, connector: str, kind: str, language: str,
-                      pattern: re.Pattern[str], kinds: dict[str, str]) -> tuple[str, str, float]:
+def _before_connector(before: str, above: str | None, connector: str, kind: str,
+                      language: str, pattern: re.Pattern[str],
+                      kinds: dict[str, str]) -> tuple[str, str, float]:
     """The label of a date written after a connector word: the label just before the
     connector when there is one ("date limite de paiement le 05 juillet": a due date), an
     issue date after an invoice number ("Facture n° 562044387 du 02 juillet 2015", "Rechnung
-    Nr. 123 vom 5. Mai"), else the connector's own kind."""
+    Nr. 123 vom 5. Mai", also with the title on the line `above`), else the connector's own
+    kind."""
     earlier = _last_match(pattern, before)
     if earlier is not None and _CONNECTOR_GAP.match(before[earlier.end():]):
         earlier_kind = _kind_of(earlier.group(0), kinds)
         if earlier_kind not in ("date", "period"):
             return earlier.group(0), earlier_kind, 1.0
-    if invoice_number_label_at_end(before, language):
+    if invoice_number_label_at_end(before, language) or (
+            above is not None and invoice_number_label_at_end(f"{above} {before}", language)):
         return connector, "issue_date", 0.8
     return connector, kind, 1.0
 

@@ -117,11 +117,14 @@ def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool
 
 def invoice_number_label_at_end(text: str, language: str) -> bool:
     """`text` (folded) ends with a specific invoice-number label and a value after it
-    ("facture n° 562044387 ", "invoice no. a-17 "). Pure."""
-    pattern, strong, _weak, _orders = _number_labels(language)
+    ("facture n° 562044387 ", "invoice no. a-17 "), or it is a weaker one and a value, all
+    of it ("facture fac0049472 "). Pure."""
+    pattern, strong, weak, _orders = _number_labels(language)
     tail = text[-60:]
     for m in pattern.finditer(tail):
-        if _RX0.sub(" ", m.group(0)) not in strong:
+        label = _RX0.sub(" ", m.group(0))
+        if label not in strong and not (m.start() == 0 and len(tail) == len(text)
+                                        and label in weak):
             continue
         gap_m = _NUMBER_GAP.match(tail, m.end())
         offset = gap_m.end() if gap_m else m.end()
