@@ -900,3 +900,17 @@ def test_a_titles_number_and_its_date_after_du_give_the_issue_date(heading: str)
             "Référence à rappeler avec votre règlement: Date éch facture:\n"
             "FAC0049472 - C000364 31/08/2026\nNet à payer 3 981,38 €")
     assert str(values(text)["date"]) == "2026-07-07"
+
+
+def test_a_cash_invoice_with_a_midnight_timestamp_is_no_till_slip() -> None:
+    # "0:00:00" is a date field's empty time, not a till's stamp; "Efectivo" alone no till
+    text = ("Factura\nHIJOS DE GONZALEZ Y CORREA SL\nFecha de Factura: 15/08/2026\n"
+            "Número de Factura: 9960/3776\nFecha de Pago: 20/08/2026 0:00:00\n"
+            "Forma de Pago Contado/Efectivo\nTotal Bruto: 207,57")
+    assert values(text)["document_type"] == "invoice"
+
+
+def test_a_german_number_label_alone_makes_an_invoice() -> None:
+    text = ("Kaufland Marketplace GmbH\nNeckarsulm, 01.07.2026\nRechnungs Nr.: R0001-00000001\n"
+            "Ihre Kunden-Nr: 1234567890\nSumme 69,87")
+    assert values(text)["document_type"] == "invoice"

@@ -41,6 +41,7 @@ _HYPHENATED = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
 #: `re` skips to the digits)
 _WORD_DIGITS = re.compile(r"\d(?<=[^\W\d_]\d)")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
+_MIDNIGHT = re.compile(r"0?0:00(?::00)?")
 #: what every _TIME match holds (found faster: `re` skips to the digits)
 _CLOCK = re.compile(r"\d:[0-5]\d")
 
@@ -105,7 +106,9 @@ def till_cues(doc: Doc) -> set[str]:
     text = (_WORD_DIGITS.sub(r" \g<0>", doc.folded) if _WORD_DIGITS.search(doc.folded)
             else doc.folded)
     cues = set(m.group(0) for m in _pos_cues().finditer(text))
-    if _CLOCK.search(doc.folded) and _TIME.search(doc.folded):
+    # (midnight is a date field's empty time, "20/08/2026 0:00:00", not a till's stamp)
+    if _CLOCK.search(doc.folded) and any(not _MIDNIGHT.fullmatch(m.group(0))
+                                         for m in _TIME.finditer(doc.folded)):
         cues.add("time of day")
     return cues
 
