@@ -96,3 +96,11 @@ def test_rows_whose_values_do_not_fit_their_labels_are_left_alone() -> None:
               ["Klantcode Factuurnummer Factuurdatum", "Factuur 9000415 104346"]]
     for rows in unsure:
         assert pair_header_rows(rows) == rows
+
+
+def test_two_labels_with_their_colons_over_two_values_pair() -> None:
+    assert pair_label_columns(["Rechnung:", "Kunde:", "3081253", "57312126P", "Datum:"]) == [
+        "Rechnung: 3081253", "Kunde: 57312126P", "Datum:"]
+    # without colons two lines could be a name and a heading over an address
+    lines = ["Rechnung", "Kunde", "3081253", "57312126P"]
+    assert pair_label_columns(lines) == lines

@@ -52,9 +52,21 @@ def pair_label_columns(lines: list[str]) -> list[str]:
                        for k in range(pairs))
             i += labels + pairs
             continue
+        if labels == 2 and _two_with_colons(lines, i, value_run, known):
+            out.extend(f"{lines[i + k].rstrip(' :')}: {lines[i + 2 + k]}" for k in range(2))
+            i += 4
+            continue
         out.append(lines[i])
         i += 1
     return out
+
+
+def _two_with_colons(lines: list[str], i: int, value_run: list[int], known: list[int]) -> bool:
+    """Lines `i` and `i + 1` are two labels written with their colons, one of them a date or
+    number label, over two values ("Rechnung:" / "Kunde:" / "3081253" / "57312126P"): the
+    colons say they are labels, where two lines in capitals could be a name and a heading."""
+    return (value_run[i + 2] >= 2 and known[i + 2] - known[i] >= 1
+            and lines[i].endswith(":") and lines[i + 1].endswith(":"))
 
 
 #: how the page text separates the cells of a row (OCR's wide gaps)
