@@ -494,6 +494,9 @@ def test_a_receipts_number_after_the_word_receipt(text: str, number: str) -> Non
      "Dec27'16 08:46PM\n1 LASAGNA 26.00\nTotal 26.00", "1527", "2016-12-27"),
     ("HOTEL MIRADOR\nAvda. del Mar 1\nCHK 2104178 TBL 39/1\n10 Mar 19 14:01 PM\n"
      "1 Agua 4,50\nTotal 4,50", "2104178", "2019-03-10"),
+    # a German till's "Beleg:" (its slip's number)
+    ("Jack Wolfskin\nVorburg 1\n38440 Wolfsburg\nBeleg: 012345\nDatum: 25.08.2026 17:04:56\n"
+     "Summe 84,00\nBar 100,00", "012345", "2026-08-25"),
     # a till's transaction number
     ("Sakura Grill\nEdmonton, AB\nTrans#: 16597    Serv: 100\n01/24/2015 4:36 PM\n"
      "Total 4.00\nCash 5.00", "16597", "2015-01-24"),
