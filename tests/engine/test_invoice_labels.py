@@ -914,3 +914,10 @@ def test_a_german_number_label_alone_makes_an_invoice() -> None:
     text = ("Kaufland Marketplace GmbH\nNeckarsulm, 01.07.2026\nRechnungs Nr.: R0001-00000001\n"
             "Ihre Kunden-Nr: 1234567890\nSumme 69,87")
     assert values(text)["document_type"] == "invoice"
+
+
+def test_an_exchange_rate_and_a_bill_of_exchange_are_no_change_handed_back() -> None:
+    text = ("Factura Electrónica de Venta\nPROFESIONALES INTEGRADOS EN SALUD S.A.S\n"
+            "Número de Factura: PIS-12409\nHORA EMISIÓN: 15:16:04\nTipo de cambio: 1,00\n"
+            "ESTA FACTURA SE ASIMILA A LA LETRA DE CAMBIO (ART 774)\nTotal: $5.093.100,00")
+    assert values(text)["document_type"] == "invoice"
