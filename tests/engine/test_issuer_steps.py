@@ -89,6 +89,17 @@ def test_a_name_wrapped_inside_brackets_is_joined_with_the_line_below() -> None:
         "AIK HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD")
 
 
+@pytest.mark.parametrize(("top", "name"), [
+    ("Whangarei Academy of\nSwimming", "Whangarei Academy of Swimming"),
+    ("Smith &\nDaughters", "Smith & Daughters"),
+    ("Hermanos Pérez y\nCompañía", "Hermanos Pérez y Compañía"),
+])
+def test_a_name_broken_after_a_joining_word_goes_on_on_the_next_line(top: str,
+                                                                     name: str) -> None:
+    text = top + "\nPO Box 283\nWhangarei 0140\nInvoice INV-5859"
+    assert issuer_candidates(Doc.from_pages([text]), "en")[0].value == name
+
+
 def test_lines_of_the_address_block_under_the_name_are_no_letterhead() -> None:
     text = ("FUYIMINIMARKET\nBR No.:0195932-X\nNO 43-45-47G,\nTAMAN SEJATI\nIJOK, 45600 BESTARI JAYA,\n"
             "KUALA SELANGOR\n03-3279 1851.\nGST No.:001601310720\n25/01/2018 1:22:56PM\n"

@@ -65,7 +65,12 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX1 = re.compile(r"\s+")
 _RX2 = re.compile(r"[^0-9a-z]+")
-_RX3 = re.compile(r"(?:&|\band)\s*$", re.I)
+#: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of")
+_JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "voor",
+                  "di", "del", "y", "e")
+_RX3 = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", re.I)
+#: the last characters of those (a quick test before the search)
+_JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
 _RX1D = re.compile(r"\d")
 
 #: (the address part starts where its run of characters starts: without the lookbehind, every
@@ -249,8 +254,9 @@ def _name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
                 and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
             return text, legal_suffix(text)
-        # (a text ending in "&" or "and" ends in one of these: tested first, for speed)
-        if (text.rstrip()[-1:] in ("&", "d", "D") and _RX3.search(text)
+        # (a text ending in "&" or a joining word ends in one of these: tested first, for
+        # speed)
+        if (text.rstrip()[-1:] in _JOINING_ENDS and _RX3.search(text)
                 and _plausible_name_line(nxt, ctx.vocab)):
             text = f"{text} {nxt.text}"
     return text, suffix
