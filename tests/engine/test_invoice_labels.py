@@ -743,6 +743,16 @@ def test_a_confirmed_booking_and_an_invoice_receipt(text: str, kind: str, number
     assert (found["document_type"], found["invoice_number"]) == (kind, number)
 
 
+def test_a_number_inside_a_title_is_read_past() -> None:
+    # a web shop's order e-mail: "Order #743234 Confirmed" above a "Thank you for your purchase!"
+    text = ("From: Filters <store@shopmail.example>\nDate: Mon, Apr 27, 2026 at 2:30 PM\n"
+            "Subject: Order #743234 Confirmed\nORDER #743234\n"
+            "Hi Power Products. Thank you for your purchase!\nSubtotal $253.93\n"
+            "Total due May 27, 2026 $265.93 USD")
+    found = values(text)
+    assert (found["document_type"], found["invoice_number"]) == ("order_confirmation", "743234")
+
+
 @pytest.mark.parametrize(("seller", "buyer", "language"), [
     ("Sprzedawca", "Nabywca", "pl"), ("Verkäufer", "Käufer", "de"), ("Seller", "Buyer", "en"),
 ])

@@ -41,6 +41,9 @@ _HYPHENATED = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}(?:-[^\W\d_]{2,})+")
 #: `re` skips to the digits)
 _WORD_DIGITS = re.compile(r"\d(?<=[^\W\d_]\d)")
 _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
+#: a number written with its sign inside a title, and the blank before it ("Order #743234
+#: Confirmed"; at the end, "Invoice #5371" names this document's number: see _REFERENCE)
+_NUMBER_SIGN = re.compile(r" ?#\d+(?= \S)")
 _MIDNIGHT = re.compile(r"0?0:00(?::00)?")
 #: what every _TIME match holds (found faster: `re` skips to the digits)
 _CLOCK = re.compile(r"\d:[0-5]\d")
@@ -133,18 +136,20 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             continue  # "Facturé à:", "Bill to:" name the recipient, not the type
         # (a sentence is no heading, wherever it stands: a privacy notice printed on top)
         heading = line.index < HEADING_LINES and line.page == 1 and len(line.text) <= HEADING_WIDTH
-        for m in pattern.finditer(line.folded):
+        # (a number inside a title is read past: "Order #743234 Confirmed")
+        text = _NUMBER_SIGN.sub("", line.folded) if "#" in line.folded else line.folded
+        for m in pattern.finditer(text):
             kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
             if heading_only and not heading:
                 continue
             weight = 3.0 if heading else 1.0
-            if heading and len(line.folded) <= len(m.group(0)) + 25:
+            if heading and len(text) <= len(m.group(0)) + 25:
                 weight += 2.0  # a title line: the keyword is most of the line
             if line.page > 1:
                 weight *= 0.5
-            if _REFERENCE.match(line.folded, m.end()):
+            if _REFERENCE.match(text, m.end()):
                 weight *= 0.25  # another document's number or date
-            elif _AMOUNT_COLUMN.match(line.folded, m.end()):
+            elif _AMOUNT_COLUMN.match(text, m.end()):
                 weight *= 0.25
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
