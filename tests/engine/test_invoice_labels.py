@@ -931,3 +931,36 @@ def test_an_exchange_rate_and_a_bill_of_exchange_are_no_change_handed_back() -> 
             "Número de Factura: PIS-12409\nHORA EMISIÓN: 15:16:04\nTipo de cambio: 1,00\n"
             "ESTA FACTURA SE ASIMILA A LA LETRA DE CAMBIO (ART 774)\nTotal: $5.093.100,00")
     assert values(text)["document_type"] == "invoice"
+
+
+XERO_INVOICE = """TAX INVOICE
+Misty Sea Trading 305 PTY Ltd
+VAT Number: 4170249066
+Invoice Date
+8 May 2026
+Invoice Number
+INV-0847
+Lukky Vonakki Design
+(Pty) Ltd
+Suite 116
+Private Bag X9951
+Sandton
+2146
+Description Quantity Unit Price VAT Amount ZAR
+Fabric: Supaletha 8.00 190.00 15% 1,520.00
+TOTAL ZAR 1,748.00"""
+
+
+def test_a_customer_printed_right_under_the_title_is_no_issuer() -> None:
+    # Xero's layout: the customer's name under the title, the labels, then the seller's name
+    # with its address
+    assert values(XERO_INVOICE)["issuer"] == "Lukky Vonakki Design (Pty) Ltd"
+    # a seller under the title with its own address stays the issuer
+    text = ("INVOICE\nNorthwind Traders Ltd\n12 High Street\nLondon N1 7GU\n"
+            "Invoice Date: 8 May 2026\nInvoice Number: INV-0847\nBill to:\nContoso Plc\n"
+            "1 Main Road\nLeeds LS1 4AP\nTotal GBP 100.00")
+    assert values(text)["issuer"] == "Northwind Traders Ltd"
+    # so does one whose only address below is the customer's, in its block
+    text = ("INVOICE\nNorthwind Traders Ltd\nInvoice Date: 8 May 2026\nInvoice Number: INV-0847\n"
+            "Bill to:\nContoso Plc\n1 Main Road\nLeeds LS1 4AP\nTotal GBP 100.00")
+    assert values(text)["issuer"] == "Northwind Traders Ltd"

@@ -206,6 +206,12 @@ def _label_kinds() -> tuple[frozenset[str], frozenset[str]]:
     return phrases(_KINDS[:5]), phrases(_KINDS[5:])
 
 
+def opens_with_known_label(line: str) -> bool:
+    """`line` opens with a date or number label of some lexicon language ("Invoice Date",
+    "Rechnungsnummer: 17")."""
+    return _label_row().match(fold(line)) is not None
+
+
 def _known_label(line: str) -> bool:
     """`line` is a date or number label of some lexicon language."""
     return _label_words().fullmatch(fold(line).strip(" :.")) is not None

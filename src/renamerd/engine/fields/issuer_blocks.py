@@ -1,8 +1,8 @@
 """Where the sender and the recipient stand on a page, for the issuer scorer
 (fields/issuer.py): the recipient's blocks ("Bill to", "Rechnungsempfänger", the address
 window under a DIN sender line), the sender line above that window (with dots or with
-commas), a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"), and the payee
-of a remittance slip. Pure.
+commas), a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"), the payee of a
+remittance slip, and a customer printed right under the title. Pure.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
+from renamerd.engine.fields.columns import opens_with_known_label
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
@@ -124,3 +125,23 @@ def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
             ctx.skip.discard(below)
             ctx.sold_by.add((below, 0))
             ctx.wanted.add(below)
+
+
+#: what a line holding a label and its value has, a name alone has not
+_LABEL_MARKS = re.compile(r"[:#]")
+
+
+def customer_under_title(ctx: Page, title: int) -> None:
+    """A name alone right under the title at the top ("TAX INVOICE" / "Gorilla Grind"), with the
+    invoice's date and number labels after it instead of an address, while a name further down
+    has a postcode's line of its own: the customer, printed first (Xero's layout), the seller
+    below the labels. The name's line is the recipient's."""
+    lines = ctx.doc.lines
+    name = title + 1
+    if (name + 2 >= len(lines) or name in ctx.skip or _LABEL_MARKS.search(lines[name].text)
+            or opens_with_known_label(lines[name].text)
+            or not opens_with_known_label(lines[name + 1].text)):
+        return
+    if any(POSTCODE.search(line.text) and line.index not in ctx.skip
+           for line in lines[name + 3:name + 20]):
+        ctx.skip.add(name)
