@@ -514,6 +514,9 @@ def test_a_vat_id_or_a_cards_number_is_no_receipt_number() -> None:
      "Nº Factura: IGNIS 260266119 Tipo de factura:\nFecha factura: 17 de agosto de 2026\n"
      "Total Factura: 1.154,72 €", "IGNIS 260266119"),
     ("FACTURA FAC-2026 / 8740\nLACTEOS GUERRERO SL\nNIF: B09816158", "FAC-2026 / 8740"),
+    # Stripe's number, whose hyphen a text layer reads as a blank
+    ("Receipt\nInvoice number3466BF65 0030\nDate paid April 5, 2026\nLantern Labs LLC",
+     "3466BF65 0030"),
     # OCR's comma before the colon ("No,:")
     ("Nota Fiscal Eletrônica de Repasse - NF-R\nSérie: RI Nota No,: 2279456 Emissão: 07/05/2026\n"
      "Processo Administrativo No. 11.037/2020", "2279456"),

@@ -24,6 +24,8 @@ _VALUE = re.compile(
     # a series code (with its year), a spaced dash or slash and the number ("ACPIT - 311630",
     # "FAC-2026 / 8740")
     r"|[A-Z]{2,6}(?:-\d{4})? [-–/] \d{3,12}(?![\w/.,-])"
+    # Stripe's invoice number, its hyphen read as a blank by text layers ("3466BF65 0030")
+    r"|[0-9A-F]{8} \d{4}(?![\w/.,-])"
     # a series code and the number, a blank apart ("IGNIS 260266119", "A 260266119"; not a
     # currency and an amount)
     r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
