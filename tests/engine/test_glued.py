@@ -17,6 +17,9 @@ from renamerd.engine.fields.glued import rejoined, spaced_out, unglued
     # a value running into the next label
     ("Rechnung #: 67389368Datum: 31/08/2022Fällig am: 31/08/2022",
      "Rechnung #: 67389368 Datum: 31/08/2022 Fällig am: 31/08/2022"),
+    # a title drawn twice, then its label
+    ("RechnungRechnung #: 67389368Datum: 31/08/2022",
+     "Rechnung Rechnung #: 67389368 Datum: 31/08/2022"),
 ])
 def test_a_label_run_into_its_value_gets_its_blank_back(row: str, expected: str) -> None:
     assert unglued(row) == expected
@@ -30,6 +33,7 @@ def test_a_label_run_into_its_value_gets_its_blank_back(row: str, expected: str)
     "iPhone15 Pro",  # no label
     "Rechnung Nr. 2024-17",  # already apart
     "Lot 5B Road", "Model 3Datumsanzeige",  # no label after the digit, or a longer word
+    "BonBon Shop", "Rechnungsrechnung",  # a short word twice, a word and its lower-case twin
 ])
 def test_words_that_only_begin_with_a_label_are_left_alone(row: str) -> None:
     assert unglued(row) == row

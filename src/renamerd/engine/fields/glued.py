@@ -56,9 +56,15 @@ def _value_starts(text: str, at: int) -> bool:
     return head[:1].isdigit() or (len(head) == 2 and head.isalpha() and head.isupper())
 
 
+#: a capitalised word written twice without a blank ("RechnungRechnung": a title drawn twice)
+_TWICE = re.compile(r"([A-Z][^\W\d_A-Z]{3,})\1(?![^\W\d_])")
+
+
 def unglued(row: str) -> str:
-    """`row` with a blank between each known label and the value it ran into, and between a
-    value and the label it ran into. Pure."""
+    """`row` with a blank between each known label and the value it ran into, between a
+    value and the label it ran into, and between a word and itself written again. Pure."""
+    if _TWICE.search(row):
+        row = _TWICE.sub(r"\1 \1", row)
     run_in, after_digit = _RUN_IN.search(row), _DIGIT_LABEL.search(row)
     if not run_in and not after_digit:
         return row
