@@ -101,14 +101,15 @@ def pair_header_rows(lines: list[str]) -> list[str]:
 
 
 def _pair_spaced_row(heads: str, cells: str) -> list[str]:
-    """The lines `heads` over `cells` are read as (see pair_header_rows), or [] when they are
-    no such rows. A row of values may open with words of its own ("Factuur 9000415 104346
-    12/12/2022" under three labels) and end early (an empty last column); each value must fit
-    its label: a date under a date's label, no date under a number's."""
+    """The "label: value" lines (then the rest of each row) that the row `heads` over the row
+    `cells` stand for (see pair_header_rows), or [] when they are no such rows. A row of
+    values may open with words of its own ("Factuur 9000415 104346 12/12/2022" under three
+    labels) and end early (an empty last column); each value must fit its label: a date under
+    a date's label, no date under a number's."""
     if len(heads) > 120 or not any(map(str.isdigit, cells)):  # (the quick test)
         return []
     folded = fold(heads)
-    labels = _known_labels_row(heads)
+    labels = _known_labels_row(heads, folded)
     if len(labels) < 2:
         return []
     values = cells.split(" ")
@@ -154,11 +155,10 @@ def _label_row() -> re.Pattern[str]:
     return re.compile(r"(?:" + _label_words().pattern + r")(?: ?[#:.])?(?= |$)")
 
 
-def _known_labels_row(heads: str) -> list[int]:
+def _known_labels_row(heads: str, folded: str) -> list[int]:
     """Where each known label ends in the run of them, one blank apart, that opens `heads`
-    (the last one not when a word in lower case follows it: it may be the start of a longer
-    label, "Número" of "Número do documento")."""
-    folded = fold(heads)
+    (`folded` is its fold; the last one not when a word in lower case follows it: it may be
+    the start of a longer label, "Número" of "Número do documento")."""
     ends: list[int] = []
     at = 0
     while (m := _label_row().match(folded, at)) is not None:
