@@ -53,12 +53,12 @@ _CLOCK = re.compile(r"\d:[0-5]\d")
 def _pos_cues() -> re.Pattern[str]:
     """The till cues, and the longer phrases holding one that are none ("tipo de cambio": an
     exchange rate, not the change handed back), which the longest match takes first."""
-    return re.compile(alternation(common()["pos_cues"] + _lookalikes()))
+    return re.compile(alternation([*common()["pos_cues"], *_lookalikes()]))
 
 
 @functools.cache
-def _lookalikes() -> list[str]:
-    return [fold(p) for p in common()["pos_cue_lookalikes"]]
+def _lookalikes() -> frozenset[str]:
+    return frozenset(fold(p) for p in common()["pos_cue_lookalikes"])
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def till_cues(doc: Doc) -> set[str]:
     # (a till prints numbers onto its words: "CASHIER01", "TABLE12", "POS2")
     text = (_WORD_DIGITS.sub(r" \g<0>", doc.folded) if _WORD_DIGITS.search(doc.folded)
             else doc.folded)
-    cues = set(m.group(0) for m in _pos_cues().finditer(text)) - set(_lookalikes())
+    cues = set(m.group(0) for m in _pos_cues().finditer(text)) - _lookalikes()
     # (midnight is a date field's empty time, "20/08/2026 0:00:00", not a till's stamp)
     if _CLOCK.search(doc.folded) and any(not _MIDNIGHT.fullmatch(m.group(0))
                                          for m in _TIME.finditer(doc.folded)):
