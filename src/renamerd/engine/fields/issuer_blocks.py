@@ -15,7 +15,7 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
 from renamerd.engine.fields.places import POSTCODE
-from renamerd.engine.lexicon import alternation, load
+from renamerd.engine.lexicon import alternation, fold, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
@@ -113,10 +113,11 @@ def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
         if below >= len(lines) or not _remittance_heading(language).fullmatch(
                 line.folded.strip(" :")):
             continue
-        m = rec.match(lines[below].folded)
+        fixed = ctx.fixed_line(below)
+        m = rec.match(fold(fixed))  # (folding keeps offsets)
         if m is None:
             continue
-        rest = ctx.fixed_line(below)[m.end():].strip(" :")
+        rest = fixed[m.end():].strip(" :")
         if rest:
             ctx.fixed[below] = rest
         else:
