@@ -967,3 +967,11 @@ def test_a_customer_printed_right_under_the_title_is_no_issuer() -> None:
     text = ("INVOICE\nNorthwind Traders Ltd\nInvoice Date: 8 May 2026\nInvoice Number: INV-0847\n"
             "Bill to:\nContoso Plc\n1 Main Road\nLeeds LS1 4AP\nTotal GBP 100.00")
     assert values(text)["issuer"] == "Northwind Traders Ltd"
+
+
+def test_a_din_sender_line_broken_in_two_names_the_seller_not_the_window() -> None:
+    text = ("reichelt elektronik GmbH\nElektronikring 1 26452 Sande\nZEYTOON GMBH\n"
+            "UNGARGASSE 6/1\n1030 WIEN\nRechnung:\nKunde:\n3081253\n57312126P\nDatum:\n"
+            "13.08.2026\nEndbetrag (EUR)\n266,33")
+    got = values(text)
+    assert (got["issuer"], got["invoice_number"]) == ("reichelt elektronik GmbH", "3081253")

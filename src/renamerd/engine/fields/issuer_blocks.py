@@ -14,6 +14,7 @@ from renamerd.engine.fields.columns import opens_with_known_label
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
+from renamerd.engine.fields.names import legal_suffix
 from renamerd.engine.fields.places import POSTCODE
 from renamerd.engine.lexicon import alternation, fold, load
 
@@ -57,7 +58,33 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
             sender_line = line.index
             block_from(line.index + 1)
             break
+    if sender_line is None and (split := _split_sender_line(doc, skip)) is not None:
+        sender_line = split
+        block_from(split + 2)
     return skip, sender_line
+
+
+#: a whole address on one line: a street and its number, a postcode and a town
+#: ("Elektronikring 1 26452 Sande", "Hauptstr. 5a, 10115 Berlin")
+_ONE_LINE_ADDRESS = re.compile(
+    r"[^\W\d_][^\d,]{2,40} \d{1,4}[a-z]?,? (?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_][^\d]{1,30}")
+
+
+def _split_sender_line(doc: Doc, skip: set[int]) -> int | None:
+    """A DIN sender line a text layer broke in two: a name with its legal form over its whole
+    address on one line, then the window's name and address ending in a postcode's line
+    ("reichelt elektronik GmbH" / "Elektronikring 1 26452 Sande" / "ZEYTOON GMBH" /
+    "UNGARGASSE 6/1" / "1030 WIEN"). The name's index, or None."""
+    for line in doc.lines[1:8]:
+        name = doc.lines[line.index - 1]
+        if (line.index in skip or name.index in skip
+                or not _ONE_LINE_ADDRESS.fullmatch(line.text)
+                or legal_suffix(name.text) is None):
+            continue
+        window = doc.lines[line.index + 2:line.index + 5]
+        if any(_CITY_LINE.match(below.text) for below in window):
+            return name.index
+    return None
 
 
 def _debris(doc: Doc, line: Line, label: re.Match[str]) -> bool:
