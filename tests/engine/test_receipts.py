@@ -518,3 +518,10 @@ def test_two_letters_under_ocr_debris_open_no_addressees_block() -> None:
     letter = "An\nGLOBUS Handelshof Wendel GmbH & Co.KG\nRiemker Str. 13\n44809 Bochum\n"
     assert "GLOBUS Handelshof Wendel GmbH & Co.KG" not in [
         c.value for c in issuer_candidates(Doc.from_pages([letter + "Rechnung"]), "de")]
+
+
+def test_a_german_tills_date_after_its_label_and_a_dot_and_its_change_in_ascii() -> None:
+    text = ("Kaiser's Tengelmann GmbH\nLorettostraße 26\n40219 Düsseldorf\nZwischensumme EUR 15,95\n"
+            "RUECKGELD EUR 4,05\nKasse 001/0010\nDat.31.08.2015 Zeit 19:22:02")
+    got = extract([text]).values
+    assert (str(got["date"]), got["document_type"]) == ("2015-08-31", "receipt")
