@@ -43,7 +43,8 @@ def test_a_name_before_its_legal_form_starts_after_a_lower_case_word(text: str,
 
 
 @pytest.mark.parametrize("value", ["x", "Tel. +44 20 7946 0000", "info@acme.example",
-                                   "www.acme.example", "1234 5678", "Invoice"])
+                                   "www.acme.example", "1234 5678", "Invoice",
+                                   "Seite 1 von 2", "Seite", "Page"])
 def test_what_can_never_be_a_name_isvetoed(value: str) -> None:
     _rec, vocab, _reg = _vocab("en")
     assert vetoed(value, vocab)

@@ -101,8 +101,8 @@ class Page:
 #: a page's number ("Page 1 of 2", "Seite 1 von 2", "Página 1 de 2", "Strona 1 z 2")
 _PAGE_NUMBER = re.compile(
     r"(?:page|seite|página|pagina|pag\.|strona|sida|side|sivu|strana|stránka|sayfa|halaman|"
-    r"blad|blatt|feuille|hoja|foglio)\s*\d+\s*(?:of|von|de|di|z|ze|av|af|sur|van|/|aus|"
-    r"fra|/)\s*\d+", re.I)
+    r"blad|blatt|feuille|hoja|foglio)(?:\s*\d+\s*(?:of|von|de|di|z|ze|av|af|sur|van|/|aus|"
+    r"fra|/)\s*\d+)?", re.I)
 
 
 #: letters OCR reads for others in document words: "INUOICE", "1NVOICE", "0RDER"
@@ -112,7 +112,7 @@ _OCR_LOOKALIKES = str.maketrans("u015", "vois")
 def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
-    (or a row of them) or a country's name alone, a page's number."""
+    (or a row of them) or a country's name alone, a page's number or the word "page" alone."""
     if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
         return True
     if _PAGE_NUMBER.fullmatch(value):
