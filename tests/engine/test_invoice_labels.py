@@ -975,3 +975,12 @@ def test_a_din_sender_line_broken_in_two_names_the_seller_not_the_window() -> No
             "13.08.2026\nEndbetrag (EUR)\n266,33")
     got = values(text)
     assert (got["issuer"], got["invoice_number"]) == ("reichelt elektronik GmbH", "3081253")
+
+
+def test_the_buyers_name_at_the_end_of_a_line_of_two_columns_is_cut_off() -> None:
+    text = ("Faktura VAT nr 12/2026\nData wystawienia: 2026-01-08\nSprzedawca Nabywca / Płatnik\n"
+            "TIP-TOP Agnieszka Pawlicka Retriever Shop Alexandra Kaługa\n"
+            "Elżbiety Zawackiej 43 Wrocławska 15/7\n66-400 Gorzów Wlkp. 59-220 Legnica\n"
+            "Odbiorca\nRetriever Shop Alexandra Kaługa, Alexandra Kaługa\nWrocławska 15/7\n"
+            "59-220 Legnica\nRazem do zapłaty: 120,00 PLN")
+    assert values(text)["issuer"] == "TIP-TOP Agnieszka Pawlicka"

@@ -419,7 +419,19 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
     elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
         ctx.noticed.add((line.index, seg_no))
     segment = _before_title(segment, ctx.language)
-    return _after_seller_label(ctx, line, segment, seg_no, ctx.language)
+    segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
+    return _without_buyer(ctx, segment) if ctx.skip else segment
+
+
+def _without_buyer(ctx: Page, segment: str) -> str:
+    """`segment` without the buyer's name at its end: a line of two columns read as one holds
+    both names ("TIP-TOP Agnieszka Pawlicka Retriever Shop Alexandra Kaługa"), and the
+    buyer's stands again in a recipient's block ("Retriever Shop Alexandra Kaługa, ...")."""
+    for index in sorted(ctx.skip):
+        buyer = ctx.doc.lines[index].text.split(",")[0].strip()
+        if len(buyer) >= 6 and segment.endswith(" " + buyer):
+            return segment[:-len(buyer)].rstrip(" ,")
+    return segment
 
 
 #: what follows a document's title ending a line: its number ("INVOICE #5371", "Rechnung
