@@ -984,3 +984,10 @@ def test_the_buyers_name_at_the_end_of_a_line_of_two_columns_is_cut_off() -> Non
             "Odbiorca\nRetriever Shop Alexandra Kaługa, Alexandra Kaługa\nWrocławska 15/7\n"
             "59-220 Legnica\nRazem do zapłaty: 120,00 PLN")
     assert values(text)["issuer"] == "TIP-TOP Agnieszka Pawlicka"
+
+
+def test_premium_in_an_items_name_makes_no_insurance() -> None:
+    text = ("Sklep Zoologiczny\nFaktura nr FS 2026/01/000328\nData wystawienia: 2026-01-08\n"
+            "Pas samochodowy dla psa Truelove Premium 1 szt. 59,00\n"
+            "Karma Premium Adult 2 szt. 120,00\nRazem do zapłaty: 179,00 PLN")
+    assert values(text)["document_type"] == "invoice"
