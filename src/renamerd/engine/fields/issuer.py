@@ -377,6 +377,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     ctx.legal_named = legal_named(doc, skip)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.language = language
+    ctx.buyers = _buyers(doc, ctx.skip)
     ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:
@@ -420,16 +421,22 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         ctx.noticed.add((line.index, seg_no))
     segment = _before_title(segment, ctx.language)
     segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
-    return _without_buyer(ctx, segment) if ctx.skip else segment
+    return _without_buyer(ctx, segment) if ctx.buyers else segment
+
+
+def _buyers(doc: Doc, skip: set[int]) -> tuple[str, ...]:
+    """What may name the buyer: each line of the recipient's blocks up to its first comma
+    (six characters or more)."""
+    firsts = (doc.lines[index].text.split(",")[0].strip() for index in sorted(skip))
+    return tuple(first for first in firsts if len(first) >= 6)
 
 
 def _without_buyer(ctx: Page, segment: str) -> str:
     """`segment` without the buyer's name at its end: a line of two columns read as one holds
     both names ("TIP-TOP Agnieszka Pawlicka Retriever Shop Alexandra Kaługa"), and the
     buyer's stands again in a recipient's block ("Retriever Shop Alexandra Kaługa, ...")."""
-    for index in sorted(ctx.skip):
-        buyer = ctx.doc.lines[index].text.split(",")[0].strip()
-        if len(buyer) >= 6 and segment.endswith(" " + buyer):
+    for buyer in ctx.buyers:
+        if segment.endswith(" " + buyer):
             return segment[:-len(buyer)].rstrip(" ,")
     return segment
 

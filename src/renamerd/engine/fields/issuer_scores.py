@@ -86,6 +86,8 @@ class Page:
     persons: set[str] = field(default_factory=set)
     #: the document's language (the lexicon's code)
     language: str = "en"
+    #: what may name the buyer: its recipient blocks' lines, each up to its first comma
+    buyers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.domain_keys = [d.replace("-", "") for d in self.domains]
