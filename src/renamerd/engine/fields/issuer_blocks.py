@@ -134,11 +134,10 @@ def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     """Under a remittance slip's heading ("PAYMENT ADVICE", "Remittance advice"), the "To:"
     names whom the customer pays, the seller (Xero prints the slip above its invoices): that
     line (or the one below a bare "To:") is sold by, not the recipient's."""
-    lines = ctx.doc.lines
+    lines, heading = ctx.doc.lines, _remittance_heading(language)
     for line in lines[:40]:
         below = line.index + 1
-        if below >= len(lines) or not _remittance_heading(language).fullmatch(
-                line.folded.strip(" :")):
+        if below >= len(lines) or not heading.fullmatch(line.folded.strip(" :")):
             continue
         fixed = ctx.fixed_line(below)
         m = rec.match(fold(fixed))  # (folding keeps offsets)

@@ -134,13 +134,15 @@ def signed_off(segment: str, language: str) -> str | None:
     if len(segment) > 120:
         return None
     folded = fold(segment)
-    for pattern, cues in (_sign_offs(language), _thanks()):
-        if cues.search(folded) is None:
-            continue
-        end = _SENTENCE_END.search(segment)
-        stop = end.start() if end else len(folded)
-        start = len(folded) - len(folded.lstrip(" -–*"))
-        m = pattern.fullmatch(folded, start, len(folded[:stop].rstrip(" .!,*")))
+    frames = [pattern for pattern, cues in (_sign_offs(language), _thanks())
+              if cues.search(folded) is not None]
+    if not frames:
+        return None
+    end = _SENTENCE_END.search(segment)
+    stop = len(folded[:end.start() if end else len(folded)].rstrip(" .!,*"))
+    start = len(folded) - len(folded.lstrip(" -–*"))
+    for pattern in frames:
+        m = pattern.fullmatch(folded, start, stop)
         if m is None:
             continue
         group = next(g for g, v in m.groupdict().items() if v is not None)
