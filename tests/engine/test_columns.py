@@ -104,3 +104,53 @@ def test_two_labels_with_their_colons_over_two_values_pair() -> None:
     # without colons two lines could be a name and a heading over an address
     lines = ["Rechnung", "Kunde", "3081253", "57312126P"]
     assert pair_label_columns(lines) == lines
+
+
+def test_a_name_line_between_the_labels_row_and_the_values_row_is_kept_apart() -> None:
+    # a Tally invoice's text layer: the seller's name column beside the label cells
+    lines = ["Invoice No. Dated", "Kaveri Stone Works", "118/26-27 14-Aug-26",
+             "Plot 7, Industrial Area"]
+    assert pair_header_rows(lines) == ["Kaveri Stone Works", "Invoice No: 118/26-27",
+                                       "Dated: 14-Aug-26", "Plot 7, Industrial Area"]
+
+
+def test_a_row_of_labels_ending_a_line_pairs_with_the_values_ending_the_next() -> None:
+    lines = ["Kaveri Stone Works Invoice No. e-Way Bill No. Dated",
+             "Plot 7, Industrial Area GST-41-26-27 741852963012 14-Aug-26"]
+    assert pair_header_rows(lines) == [
+        "Kaveri Stone Works", "Invoice No: GST-41-26-27", "e-Way Bill No: 741852963012",
+        "Dated: 14-Aug-26", "Plot 7, Industrial Area"]
+    # a value that does not fit its label (a number under "Dated") pairs nothing
+    unfit = ["Kaveri Stone Works Invoice No. Dated", "Plot 7, Industrial Area 118 4471"]
+    assert pair_header_rows(unfit) == unfit
+
+
+TALLY = """e-Invoice
+Tax Invoice
+IRN : 5f0b1e7c9a2d4e6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f
+Ack No. : 182630112233445
+Ack Date : 16-Aug-26
+Invoice No. Dated
+Kaveri Stone Works
+118/26-27 14-Aug-26
+Plot 7, Industrial Area, Hosur Road
+GSTIN/UIN: 33AAKFK1234L1Z9
+Consignee (Ship to)
+Nandi Builders Private Limited
+Buyer (Bill to) Dispatch Doc No. Delivery Note Date
+Nandi Builders Private Limited
+12 Lake View Road, Bengaluru 560001
+Description of Goods HSN/SAC Quantity Rate per Amount
+1 Granite slabs 68022190 40 SQM 1,150.00 SQM 46,000.00
+Total ₹ 48,300.00
+for Kaveri Stone Works
+Authorised Signatory"""
+
+
+def test_an_indian_e_invoice_is_read_from_its_header_columns() -> None:
+    # the acknowledgement's number and date are the tax portal's, not the invoice's; the
+    # buyer under "Buyer (Bill to)" beside the second column's labels is the customer
+    values = extract([TALLY]).values
+    assert values["invoice_number"] == "118/26-27"
+    assert str(values["date"]) == "2026-08-14"
+    assert values["issuer"] == "Kaveri Stone Works"

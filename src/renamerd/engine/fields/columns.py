@@ -95,6 +95,14 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             out.extend(paired)
             i += 2
             continue
+        # (a line of words between the rows: the name of a column beside them, "Invoice No.
+        # Dated" / "Mateshwari Mines and Minerals" / "222/26-27 29-Jun-26")
+        if (i + 2 < n and not any(map(str.isdigit, lines[i + 1]))
+                and (paired := _pair_spaced_row(lines[i], lines[i + 2]))):
+            out.append(lines[i + 1])
+            out.extend(paired)
+            i += 3
+            continue
         out.append(lines[i])
         i += 1
     return out
@@ -111,7 +119,7 @@ def _pair_spaced_row(heads: str, cells: str) -> list[str]:
     folded = fold(heads)
     labels = _known_labels_row(heads, folded)
     if len(labels) < 2:
-        return []
+        return _pair_row_ends(heads, cells, folded)
     values = cells.split(" ")
     lead = 0
     while lead < len(values) and not any(map(str.isdigit, values[lead])):
@@ -131,8 +139,45 @@ def _pair_spaced_row(heads: str, cells: str) -> list[str]:
     return pairs + [part for part in rest if part]
 
 
-#: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05")
-_DATE_CELL = re.compile(r"\d{1,4}[./-](?:\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
+def _pair_row_ends(heads: str, cells: str, folded: str) -> list[str]:
+    """The pairs of a row of labels that ends `heads` after words of its own over as many
+    values ending `cells` ("JINENDRA TRADERS Invoice No. e-Way Bill No. Dated" over "R M C
+    Yard GST-80-26-27 132546527517 10-Sep-26", a name and an address in a column beside
+    them): the words before the labels, the pairs, the words before the values; [] when the
+    rows are no such rows (every value must fit its label)."""
+    if folded.rsplit(" ", 1)[-1].strip(" :#.") not in _label_last_words():
+        return []  # (the quick test)
+    at = 0
+    while (at := folded.find(" ", at) + 1) > 0:
+        ends = _known_labels_row(heads, folded, at)
+        if len(ends) >= 2 and not folded[ends[-1]:].strip():
+            break
+    else:
+        return []
+    values = cells.split(" ")
+    if len(values) <= len(ends):
+        return []
+    values, lead = values[-len(ends):], values[:-len(ends)]
+    starts = [at, *ends[:-1]]
+    heads_of = [folded[a:b].strip(" :#.") for a, b in zip(starts, ends, strict=True)]
+    if not all(len(v) <= _MAX_VALUE and _fits(h, v)
+               for h, v in zip(heads_of, values, strict=True)):
+        return []
+    pairs = [f"{heads[a:b].strip(' :#.')}: {v}"
+             for a, b, v in zip(starts, ends, values, strict=True)]
+    return [heads[:at].strip(), *pairs, " ".join(lead)]
+
+
+@functools.cache
+def _label_last_words() -> frozenset[str]:
+    """The last word of every lexicon language's date and number labels, folded."""
+    dates, numbers = _label_kinds()
+    return frozenset(label.rsplit(" ", 1)[-1].strip(" :#.") for label in dates | numbers)
+
+
+#: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05"; not an
+#: Indian invoice's number with its financial year, "222/26-27")
+_DATE_CELL = re.compile(r"(?:\d{1,2}|\d{4})[./-](?:\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
 
 
 def _fits(label: str, value: str) -> bool:
@@ -155,12 +200,11 @@ def _label_row() -> re.Pattern[str]:
     return re.compile(r"(?:" + _label_words().pattern + r")(?: ?[#:.])?(?= |$)")
 
 
-def _known_labels_row(heads: str, folded: str) -> list[int]:
+def _known_labels_row(heads: str, folded: str, at: int = 0) -> list[int]:
     """Where each known label ends in the run of them, one blank apart, that opens `heads`
-    (`folded` is its fold; the last one not when a word in lower case follows it: it may be
-    the start of a longer label, "Número" of "Número do documento")."""
+    from `at` (`folded` is its fold; the last one not when a word in lower case follows it:
+    it may be the start of a longer label, "Número" of "Número do documento")."""
     ends: list[int] = []
-    at = 0
     while (m := _label_row().match(folded, at)) is not None:
         ends.append(m.end())
         at = m.end() + 1

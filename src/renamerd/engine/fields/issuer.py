@@ -120,7 +120,10 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     registration: set[str] = set()
     for lang in LANGUAGES:
         registration.update(load(lang)["labels"].get("registration", []))
-    rec = re.compile(r"^(?:" + alternation(recipient) + r")\s*(?::|$)")
+    # (a label glossed by another in brackets, "Buyer (Bill to)", "Consignee (Ship to)", is one
+    # whatever follows it on its line: a second column's labels)
+    labels = alternation(recipient)
+    rec = re.compile(rf"^(?:{labels})\s*(?::|$|\((?:{labels})\))")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
 

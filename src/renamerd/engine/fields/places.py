@@ -18,7 +18,7 @@ _STREET_WORDS = (
 #: Spanish "C/ Mayor", "C/Ribera del Loira" (calle)
 _CALLE = r"c/ ?(?=[^\W\d_])"
 #: a street's word, or "No." as a house's number is written
-_STREET = re.compile(rf"(?<!\w)(?:(?:{_STREET_WORDS}|no\.)(?!\w)|{_CALLE})", re.I)
+_STREET = re.compile(rf"(?<!\w)(?:(?:{_STREET_WORDS})(?!\w)|no\.(?=\s?\d)|{_CALLE})", re.I)
 #: a street's word, with the short forms of lanes written without their dot ("Jl Sudirman",
 #: "Soi 5", "St Kilda Rd")
 _STREET_NAMED = re.compile(
