@@ -16,6 +16,7 @@ from renamerd.engine.fields.issuer import (
     legal_suffix,
 )
 from renamerd.engine.fields.issuer_scores import vetoed, weak_suffix
+from renamerd.engine.fields.names import without_branch
 
 REGISTRATION = re.compile(r"(?<!\w)(?:company reg\. no|reg\. no|co\.reg)(?!\w)")
 
@@ -123,3 +124,21 @@ def test_a_legal_form_written_before_the_name(lines: list[str], issuer: str) -> 
 
     result = rename(make_pdf(lines), "x.pdf", RenameOptions(), EngineConfig())
     assert result.extracted_info.get("issuer") == issuer
+
+
+@pytest.mark.parametrize(("value", "name"), [
+    ("ALBERT HEIJN FILIAAL 1427", "ALBERT HEIJN"),
+    ("ALDI Store #57", "ALDI"),
+    ("Jumbo Supermarkten, filiale 212", "Jumbo Supermarkten"),
+    ("STORE 12", "STORE 12"),  # nothing but the branch: left as it is
+    ("Unit 4 Hardware", "Unit 4 Hardware"),
+])
+def test_a_branch_and_its_number_after_a_shops_name_are_cut_off(value: str, name: str) -> None:
+    assert without_branch(value) == name
+
+
+def test_a_supermarkets_slip_is_named_after_the_chain_not_its_branch() -> None:
+    slip = ("ALBERT HEIJN FILIAAL 1427\nParijsplein 19\nTelefoon 070-3935033\n"
+            "1 HV MELK 1,99\n1 HONING 2,25\nTOTAAL 4,24\nPINNEN 4,24\n"
+            "Datum 22/08/2025 12:55\nContactless Leesmethode CHIP\n")
+    assert extract([slip]).values["issuer"] == "ALBERT HEIJN"

@@ -58,6 +58,7 @@ from renamerd.engine.fields.names import (
     mend_digits,
     short_name,
     strip_debris,
+    without_branch,
     without_department,
 )
 from renamerd.engine.fields.places import PHONE, POSTCODE, address
@@ -182,7 +183,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
-    value = without_department(value)
+    value = without_branch(without_department(value))
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix

@@ -299,6 +299,23 @@ def without_department(value: str) -> str:
     return value[:found.start()]
 
 
+#: a branch's word and number after a shop's name ("ALBERT HEIJN FILIAAL 1427", "ALDI Store
+#: #57", "Costco Warehouse #258")
+_BRANCH_AT_END = re.compile(
+    r"(?:\s*[-–,]\s*|\s+)(?:branch|store|filiaal|filiale|filial|fil\.|succursale|sucursal|tienda|"
+    r"loja|negozio|magasin|oddzia[lł]|pobočka|warehouse)\s*(?:no\.?|nr\.?|n[°º]|#)?\s*"
+    r"[:#]?\s*\d{1,5}$", re.I)
+
+
+def without_branch(value: str) -> str:
+    """`value` without a branch's word and number at its end ("ALBERT HEIJN FILIAAL 1427" ->
+    "ALBERT HEIJN"); `value` itself when less than three characters would be left. Pure."""
+    found = _BRANCH_AT_END.search(value) if value[-1:].isdigit() else None
+    if found is None or found.start() < 3:
+        return value
+    return value[:found.start()]
+
+
 def strip_debris(value: str) -> str:
     """`value` without OCR debris at its end when it is written in capitals: specks beside a
     letterhead read as symbols or as a short lower-case fragment ("99 SPEED MART $ mi")."""
