@@ -142,3 +142,18 @@ def test_a_supermarkets_slip_is_named_after_the_chain_not_its_branch() -> None:
             "1 HV MELK 1,99\n1 HONING 2,25\nTOTAAL 4,24\nPINNEN 4,24\n"
             "Datum 22/08/2025 12:55\nContactless Leesmethode CHIP\n")
     assert extract([slip]).values["issuer"] == "ALBERT HEIJN"
+
+
+def test_the_seller_is_named_in_the_footer_with_its_bank_and_registration() -> None:
+    # the customer's name and address open the page beside the invoice's labels; the
+    # seller's name opens the footer that holds its VAT and chamber of commerce numbers and
+    # its IBAN, as Dutch and German bills print them (a customer's never are)
+    bill = ("Factuur\nHOUTKAMP B.V. Datum 17 augustus 2026\n"
+            "Beemdstraat 23 Factuurnummer 9185432-00076\n5653 MA EINDHOVEN Debiteurnummer 33983\n"
+            "Omschrijving Btw Exclusief btw Btw-bedrag Inclusief btw\n"
+            "Boodschappen 9% 343,46 30,91 374,37\nTotaal 339,74 32,18 371,92\n"
+            "Vragen over deze factuur? Ga naar onze website\n"
+            "Groenewoud Levensmiddelen B.V.\n"
+            "Provincialeweg 11 BTW NL002230884B01 IBAN NL46INGB0702493368\n"
+            "1506 MA ZAANDAM KvK Zaandam 35012085 BIC INGBNL2A\n")
+    assert extract([bill]).values["issuer"] == "Groenewoud Levensmiddelen B.V."

@@ -28,6 +28,7 @@ from renamerd.engine.fields.issuer_labels import (
     colon_below,
     contact_persons,
     find_label,
+    footer_named,
     label_only,
     legal_named,
     mail_header,
@@ -378,7 +379,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     title = next((ln.index for ln in doc.lines[:2] if _title_line(ln, vocab)), None)
     if title is not None:
         customer_under_title(ctx, title)
-    ctx.legal_named = legal_named(doc, skip)
+    ctx.legal_named = legal_named(doc, skip) | footer_named(doc, skip, registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.language = language
     ctx.buyers = _buyers(doc, ctx.skip)

@@ -169,6 +169,30 @@ def legal_named(doc: Doc, skip: set[int]) -> set[int]:
     return out
 
 
+def footer_named(doc: Doc, skip: set[int], registration: re.Pattern[str]) -> set[int]:
+    """Lines of the last ten (outside `skip`) that open with a name and its legal form, with
+    a bank's details and a registration number on that line or the two below ("Albert Heijn
+    B.V." / "Provincialeweg 11 ... BTW NL002230884B01 IBAN NL46INGB..." / "... KvK Zaandam
+    35012085 BIC ..."): the seller's footer, as European bills print it; a customer's bank
+    and registration are not printed."""
+    out: set[int] = set()
+    n = len(doc.lines)
+    for line in doc.lines[max(0, n - 10):]:
+        form = legal_suffix(line.text) if line.index not in skip else None
+        # (not a brand's operating company: "Operated by Kingsley Software Inc.")
+        if (form is None or form.start() < 2 or form.start() > 60
+                or seller_labels("en", "operator").search(line.folded)):
+            continue
+        block = " ".join(ln.folded for ln in doc.lines[line.index:line.index + 3])
+        if BANK_DETAILS.search(block) and registration.search(block):
+            out.add(line.index)
+    return out
+
+
+#: a bank account's labels on a bill's footer
+BANK_DETAILS = re.compile(r"(?<!\w)(?:iban|bic|swift)(?!\w)")
+
+
 @functools.cache
 def _contact() -> tuple[re.Pattern[str], frozenset[str]]:
     """The label of a person on either side ("Your reference", "Ihr Zeichen", "Vår referens",
