@@ -157,3 +157,11 @@ def test_the_seller_is_named_in_the_footer_with_its_bank_and_registration() -> N
             "Provincialeweg 11 BTW NL002230884B01 IBAN NL46INGB0702493368\n"
             "1506 MA ZAANDAM KvK Zaandam 35012085 BIC INGBNL2A\n")
     assert extract([bill]).values["issuer"] == "Groenewoud Levensmiddelen B.V."
+
+
+def test_a_name_under_the_title_after_a_whole_letterhead_is_the_customers() -> None:
+    bill = ("Brandsma Schoonmaak\nLeo Driessenstraat 3\n6006 JV Weert\nFactuur F/2026/00164\n"
+            "KLAVERTJE VIER B.V.\nFactuurdatum Vervaldatum Bron\n10-08-2026 24-08-2026 S00056\n"
+            "Omschrijving Aantal Prijs Btw Bedrag\nschoonmaakpakket 1,00 894,98 21% 894,98 €\n"
+            "Totaal 1.082,93 €\n")
+    assert extract([bill]).values["issuer"] == "Brandsma Schoonmaak"

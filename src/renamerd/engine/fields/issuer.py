@@ -19,6 +19,7 @@ from renamerd.engine.fields.doctype import type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
+    customer_under_letterhead,
     customer_under_title,
     recipient_lines,
     remittance_payee,
@@ -379,6 +380,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     title = next((ln.index for ln in doc.lines[:2] if _title_line(ln, vocab)), None)
     if title is not None:
         customer_under_title(ctx, title)
+    customer_under_letterhead(ctx, language)
     ctx.legal_named = legal_named(doc, skip) | footer_named(doc, skip, registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.language = language

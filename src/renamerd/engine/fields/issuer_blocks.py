@@ -11,6 +11,7 @@ import functools
 import re
 
 from renamerd.engine.fields.columns import opens_with_known_label
+from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page
@@ -172,3 +173,23 @@ def customer_under_title(ctx: Page, title: int) -> None:
     if any(POSTCODE.search(line.text) and line.index not in ctx.skip
            for line in lines[name + 3:name + 20]):
         ctx.skip.add(name)
+
+
+def customer_under_letterhead(ctx: Page, language: str) -> None:
+    """A name alone right under the title ("Factuur F/2026/00164" / "RUBY-TOYS B.V.") that
+    follows a whole letterhead (a name without digits, then its address down to a postcode's
+    line: "Vossepoel Group" / "Leo Driessenstraat 3" / "6006 JV Weert"): the customer, the
+    page's second name; its line is the recipient's."""
+    lines = ctx.doc.lines
+    if len(lines) < 6 or 0 in ctx.skip or any(map(str.isdigit, lines[0].text)):
+        return
+    for title in range(2, 6):
+        line = lines[title]
+        if title + 1 >= len(lines) or not POSTCODE.search(lines[title - 1].text):
+            continue
+        name = lines[title + 1]
+        if (type_pattern(language).match(line.folded) is not None and len(line.text) <= 40
+                and name.index not in ctx.skip and not any(map(str.isdigit, name.text))
+                and not opens_with_known_label(name.text) and ":" not in name.text):
+            ctx.skip.add(name.index)
+        return
