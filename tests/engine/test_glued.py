@@ -85,3 +85,17 @@ def test_a_marketplace_invoice_with_its_labels_run_in_is_read() -> None:
     assert found["date"] == "2025-10-09"  # the invoice's date, not the order's
     assert found["invoice_number"] == "DE51NKNMSAEUS"
     assert found["issuer"] == "Nordlicht Handel GmbH"
+
+
+def test_one_label_for_a_number_and_its_date_is_read_as_two() -> None:
+    assert rejoined(["Rechnungsnr./-datum 0000000002 / 27.11.2025"]) == [
+        "Rechnungsnr. 0000000002", "Rechnungsdatum 27.11.2025"]
+    assert rejoined(["Invoice No./Date: 118 / 14.08.2026"]) == [
+        "Invoice No. 118", "Invoice Date 14.08.2026"]
+    page = ("Rechnung\nMöbelhaus Krone GmbH | Am Markt 5 | 01099 Dresden\n"
+            "Ihre Referenznr. 0000000001 / 25.11.2025\nKunde 0000001\n"
+            "Rechnungsnr./-datum 7741205 / 27.11.2025\n"
+            "Lieferscheinnr./-datum 0000000003 / 26.11.2025\nGesamtbetrag 2.849,00 EUR\n")
+    values = extract([page]).values
+    assert values["invoice_number"] == "7741205"
+    assert str(values["date"]) == "2025-11-27"

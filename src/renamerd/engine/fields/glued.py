@@ -11,6 +11,8 @@
   before the label, when that starts with a capital.
 * Split: a slash-joined label broken over two lines ("Rechnungsdatum" above
   "/Lieferdatum 29 Dezember 2025") is one line again.
+* Shared: one label for a number and its date ("Rechnungsnr./-datum 0000000002 / 27.11.2025",
+  "Invoice No./Date 118 / 14.08.2026") is read as two lines, a label and value each.
 * Spaced out: a page drawn one letter at a time reads back with a blank between letters and
   two between words ("I n v o i c e  n u m b e r"); such a page gets its words back.
 """
@@ -95,12 +97,26 @@ def spaced_out(page: str) -> str:
 
 def rejoined(rows: list[str]) -> list[str]:
     """`rows` (stripped, non-empty) with a row that opens with a slash and a word joined to the
-    row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."). Pure."""
+    row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."), and a row
+    whose one label names a number and its date parted in two (see `_NUMBER_AND_DATE`).
+    Pure."""
     out: list[str] = []
     for row in rows:
         if (out and len(row) > 1 and row[0] == "/" and row[1].isalpha()
                 and out[-1][-1:].isalpha()):
             out[-1] += row
+        elif "/" in row and (m := _NUMBER_AND_DATE.search(row)) is not None:
+            stem = m.group("stem")
+            out.append(f"{row[:m.start()]}{stem}{m.group('no')} {m.group('number')}")
+            out.append(f"{stem}{m.group('date_word')} {m.group('date')}{row[m.end():]}")
         else:
             out.append(row)
     return out
+
+
+#: one label for a number and its date, then both values ("Rechnungsnr./-datum 0000000002 /
+#: 27.11.2025", "Invoice No./Date: 118 / 14.08.2026")
+_NUMBER_AND_DATE = re.compile(
+    r"(?<!\w)(?P<stem>[^\W\d_]{3,}\s?)(?P<no>nr\.?|no\.?|nummer|number)\s?/\s?-?"
+    r"(?P<date_word>datum|date)\s*:?\s*(?P<number>[\w.-]*\d[\w.-]*)\s?/\s?"
+    r"(?P<date>\d{1,2}[./-]\d{1,2}[./-]\d{2,4})(?!\d)", re.I)
