@@ -991,3 +991,15 @@ def test_premium_in_an_items_name_makes_no_insurance() -> None:
             "Pas samochodowy dla psa Truelove Premium 1 szt. 59,00\n"
             "Karma Premium Adult 2 szt. 120,00\nRazem do zapłaty: 179,00 PLN")
     assert values(text)["document_type"] == "invoice"
+
+
+def test_a_reminder_is_dated_by_its_letter_not_by_the_invoice_it_is_about() -> None:
+    # the title names the reminder first and the invoice it is about after it; the sender's
+    # "unserer Rechnung ... vom" is an earlier document's date
+    letter = ("Karlsruhe, den 10.07.2026\n1. Mahnung zu Ihrer Rechnung nc-5287300\n"
+              "Guten Tag Frau Berger,\nleider konnten wir bislang keinen Zahlungseingang zu\n"
+              "unserer Rechnung nc-5287300 vom 22.06.2026 über den Betrag von 35,37 EUR "
+              "feststellen.\nZwischensumme 35,37 EUR\n")
+    values = extract([letter]).values
+    assert values["document_type"] == "reminder"
+    assert str(values["date"]) == "2026-07-10"

@@ -518,8 +518,19 @@ def _before_connector(before: str, above: str | None, connector: str, kind: str,
             return earlier.group(0), earlier_kind, 1.0
     if invoice_number_label_at_end(before, language) or (
             above is not None and invoice_number_label_at_end(f"{above} {before}", language)):
+        if _ours_before().search(before):
+            # "unserer Rechnung nc-5287300 vom 22.06.2026": a reminder's or a letter's words
+            # about an earlier document of the sender's
+            return connector, "period", 0.6
         return connector, "issue_date", 0.8
     return connector, kind, 1.0
+
+
+@functools.cache
+def _ours_before() -> re.Pattern[str]:
+    """A sender's word for what is its own ("our", "unserer", "notre") a few words before the
+    end: "unserer Rechnung nc-5287300 "."""
+    return re.compile(r"(?<!\w)(?:" + alternation(common()["our_words"]) + r")(?:\s+\S+){1,3}\s*$")
 
 
 def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -134,15 +134,22 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         if recipient.match(line.folded):
             addressed = True
             continue  # "Facturé à:", "Bill to:" name the recipient, not the type
-        # (a sentence is no heading, wherever it stands: a privacy notice printed on top)
-        heading = line.index < HEADING_LINES and line.page == 1 and len(line.text) <= HEADING_WIDTH
+        # (a sentence is no heading, wherever it stands: a privacy notice printed on top, a
+        # sentence going on from the line above)
+        heading = (line.index < HEADING_LINES and line.page == 1
+                   and len(line.text) <= HEADING_WIDTH and not line.text[:1].islower())
         # (a number inside a title is read past: "Order #743234 Confirmed")
         text = _NUMBER_SIGN.sub("", line.folded) if "#" in line.folded else line.folded
+        first = None
         for m in pattern.finditer(text):
             kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
             if heading_only and not heading:
                 continue
-            scores[kind] = scores.get(kind, 0.0) + _keyword_weight(m, text, heading, line.page)
+            weight = _keyword_weight(m, text, heading, line.page)
+            if first is not None and kind != first:
+                weight *= 0.25  # what the title is about: "Mahnung zu Ihrer Rechnung 17"
+            first = first or kind
+            scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
     compounds, ends = _compounds()
     for line in doc.lines[:HEADING_LINES]:
