@@ -99,3 +99,11 @@ def test_one_label_for_a_number_and_its_date_is_read_as_two() -> None:
     values = extract([page]).values
     assert values["invoice_number"] == "7741205"
     assert str(values["date"]) == "2025-11-27"
+
+
+def test_bold_type_read_with_each_character_doubled_is_read_once() -> None:
+    assert unglued("EElleeccttrriicc KKiiwwii LLiimmiitteedd Electric Kiwi will") == (
+        "Electric Kiwi Limited Electric Kiwi will")
+    assert unglued("IInnvvooiiccee ##:: 1600000001") == "Invoice #: 1600000001"
+    # words that merely hold doubled letters, and numbers, stay as they are
+    assert unglued("Bookkeeper 1100 Mississippi") == "Bookkeeper 1100 Mississippi"

@@ -13,6 +13,8 @@
   "/Lieferdatum 29 Dezember 2025") is one line again.
 * Shared: one label for a number and its date ("Rechnungsnr./-datum 0000000002 / 27.11.2025",
   "Invoice No./Date 118 / 14.08.2026") is read as two lines, a label and value each.
+* Doubled: bold type drawn as each letter twice reads back "EElleeccttrriicc KKiiwwii"; each
+  word whose characters all come in pairs is read once, on a line holding such a word.
 * Spaced out: a page drawn one letter at a time reads back with a blank between letters and
   two between words ("I n v o i c e  n u m b e r"); such a page gets its words back.
 """
@@ -62,9 +64,26 @@ def _value_starts(text: str, at: int) -> bool:
 _TWICE = re.compile(r"([A-Z][^\W\d_A-Z]{3,})\1(?![^\W\d_])")
 
 
+#: three letters each written twice running ("EElleeccttrriicc": bold type drawn as each
+#: letter twice, which a text layer reads back doubled)
+_DOUBLED = re.compile(r"([^\W\d_])\1([^\W\d_])\2([^\W\d_])\3")
+#: a word of four characters or more
+_WORD = re.compile(r"\S{4,}")
+
+
+def _undoubled(match: re.Match[str]) -> str:
+    word = match.group(0)
+    half = word[::2]
+    doubled = len(word) % 2 == 0 and word[1::2] == half
+    return half if doubled and not any(map(str.isdigit, word)) else word  # ("1100" stays)
+
+
 def unglued(row: str) -> str:
     """`row` with a blank between each known label and the value it ran into, between a
-    value and the label it ran into, and between a word and itself written again. Pure."""
+    value and the label it ran into, and between a word and itself written again; a word of
+    bold type read with each character doubled ("KKiiwwii", "##::") read once. Pure."""
+    if _DOUBLED.search(row):
+        row = _WORD.sub(_undoubled, row)
     if _TWICE.search(row):
         row = _TWICE.sub(r"\1 \1", row)
     run_in, after_digit = _RUN_IN.search(row), _DIGIT_LABEL.search(row)
