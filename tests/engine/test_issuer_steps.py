@@ -165,3 +165,11 @@ def test_a_name_under_the_title_after_a_whole_letterhead_is_the_customers() -> N
             "Omschrijving Aantal Prijs Btw Bedrag\nschoonmaakpakket 1,00 894,98 21% 894,98 €\n"
             "Totaal 1.082,93 €\n")
     assert extract([bill]).values["issuer"] == "Brandsma Schoonmaak"
+
+
+def test_a_country_domain_names_the_company_before_its_second_level() -> None:
+    # "www.kauriprovidores.com.au": the name is "kauriprovidores", not "com"
+    page = ("lic. 2024-13434\norder enquiries\nwww.kauriprovidores.com.au\nTAX INVOICE 2986250\n"
+            "invoice date\n01-apr-26\nLEMON KG 1.00 KG 3.80 3.80\nINVOICE TOTAL 55.20\n"
+            "please email remittance advice to accounts@kauriprovidores.com.au\n")
+    assert extract([page]).values["issuer"] == "Kauriprovidores"

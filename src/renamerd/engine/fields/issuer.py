@@ -83,6 +83,9 @@ _DOMAIN = re.compile(r"(?:(?<![\w.+-])[\w.+-]+@|www\.|https?://)([\w-]+(?:\.[\w-
                      re.I)
 _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail", "icloud",
                     "t-online", "live", "orange", "free", "aol", "protonmail", "example"}
+#: a country's second-level domains, before its own ("com" of ".com.au", "gov" of ".gov.za")
+_SECOND_LEVEL = frozenset({"com", "co", "org", "net", "gov", "govt", "edu", "ac", "ltd", "plc",
+                           "or", "ne", "go", "gob", "gouv", "nom", "biz"})
 _SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
 #: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
 _LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
@@ -156,6 +159,8 @@ def _domains(doc: Doc) -> list[str]:
             continue
         for m in _DOMAIN.finditer(line.text):
             parts = m.group(1).lower().split(".")
+            if len(parts) >= 2 and parts[-1] in _SECOND_LEVEL:  # "selectprovidores.com.au"
+                parts.pop()
             label = parts[-1] if parts else ""
             if label and label not in _GENERIC_DOMAINS and len(label) >= 3 and label not in out:
                 out.append(label)
