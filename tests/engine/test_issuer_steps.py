@@ -173,3 +173,14 @@ def test_a_country_domain_names_the_company_before_its_second_level() -> None:
             "invoice date\n01-apr-26\nLEMON KG 1.00 KG 3.80 3.80\nINVOICE TOTAL 55.20\n"
             "please email remittance advice to accounts@kauriprovidores.com.au\n")
     assert extract([page]).values["issuer"] == "Kauriprovidores"
+
+
+def test_the_account_a_bill_is_debited_from_is_the_customers() -> None:
+    # "Account name" is a payee's label on a remittance slip, but under "Direct Debit" it
+    # names the payer: the customer printed on top without a label is no seller either
+    bill = ("Tax Invoice 5000000001\nTax Invoice Date 29 July 2026\nJANE SMITH\n"
+            "14 KOWHAI STREET\nBIRKDALE\nAUCKLAND 0626\nElectricity $395.18\n"
+            "Amount due $414.18\nDIRECT DEBIT\nThank you for choosing to pay by Direct Debit.\n"
+            "Account name JANE SMITH\nAccount number 800000001\nHARBOUR POWER NZ LTD\n"
+            "PRIVATE BAG 12023 TAURANGA 3143\n")
+    assert extract([bill]).values["issuer"] == "HARBOUR POWER NZ LTD"

@@ -64,7 +64,7 @@ from renamerd.engine.fields.names import (
     without_department,
 )
 from renamerd.engine.fields.places import PHONE, POSTCODE, address
-from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX1 = re.compile(r"\s+")
@@ -388,6 +388,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     customer_under_letterhead(ctx, language)
     ctx.legal_named = legal_named(doc, skip) | footer_named(doc, skip, registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
+    if _direct_debit().search(doc.folded):
+        ctx.persons |= _payers(doc, language)
     ctx.language = language
     ctx.buyers = _buyers(doc, ctx.skip)
     ctx.wanted |= ctx.legal_named
@@ -521,6 +523,8 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
     label = find_label(segment, language)
     if label is None:
         return segment
+    if label.kind == "sender" and _direct_debit_above(ctx.doc, line):
+        return label.rest  # "Account name JANE SMITH" under "Direct Debit": the payer's
     marks = ctx.sold_by if label.kind == "sender" else ctx.operated_by
     if label.rest and not label_only(label.rest):
         marks.add((line.index, seg_no))
@@ -539,6 +543,30 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
             ctx.wanted.add(below.index)
             break
     return ""
+
+
+@functools.cache
+def _direct_debit() -> re.Pattern[str]:
+    return re.compile(alternation(common()["direct_debit_words"]))
+
+
+def _payers(doc: Doc, language: str) -> set[str]:
+    """The key()s of the names after a seller's label ("Account name") under a direct debit:
+    the customer's, wherever else they stand."""
+    out: set[str] = set()
+    debits = [line.index for line in doc.lines if _direct_debit().search(line.folded)]
+    for index in dict.fromkeys(i for d in debits for i in range(d, d + 4)):
+        label = find_label(doc.lines[index].text, language) if index < len(doc.lines) else None
+        if label is not None and label.kind == "sender" and len(key(label.rest)) >= 4:
+            out.add(key(label.rest))
+    return out
+
+
+def _direct_debit_above(doc: Doc, line: Line) -> bool:
+    """A direct debit is named on `line` or the three above it: the account that follows is
+    the one the bill is debited from, the customer's."""
+    return any(_direct_debit().search(above.folded)
+               for above in doc.lines[max(0, line.index - 3):line.index + 1])
 
 
 def issuer_confidence(cands: list[IssuerCandidate]) -> float:
