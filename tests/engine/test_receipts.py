@@ -525,3 +525,20 @@ def test_a_german_tills_date_after_its_label_and_a_dot_and_its_change_in_ascii()
             "RUECKGELD EUR 4,05\nKasse 001/0010\nDat.31.08.2015 Zeit 19:22:02")
     got = extract([text]).values
     assert (str(got["date"]), got["document_type"]) == ("2015-08-31", "receipt")
+
+
+def test_a_bill_with_a_due_date_is_no_till_receipt() -> None:
+    # a power and phone bill: "Thank you" and a call list's times are a till's cues, but a
+    # till's slip is paid when printed and names no date its payment is due
+    bill = ("Tax Invoice 5000000001\nTax Invoice Date 29 July 2026\n"
+            "Hi there, here's your latest bill due 17 August 2026.\nElectricity $395.18\n"
+            "Payment - Thank you $329.07\nDate Time Call type Number Total\n"
+            "21 Jun 26 7:28 am Message 04183 $0.00\nAmount due $414.18\n")
+    assert extract([bill]).values["document_type"] == "invoice"
+
+
+def test_a_cash_discount_is_no_payment_in_cash() -> None:
+    counter = ("Invoice\nSOLD TO:\nE.T. ELECTRIC\nINVOICE NO.\n8802-1101363\nINVOICE DATE\n"
+               "06/15/2026\nSALESPERSON\n6710 DH\nQTY ORDERED 2\nTOTAL DUE 162.45\n"
+               "CASH DISCOUNT 1.38 OFF TOTAL DUE IF PAID BY THE 10TH\n")
+    assert extract([counter]).values["document_type"] == "invoice"

@@ -13,7 +13,7 @@ from typing import Any
 
 from renamerd.engine.fields.amounts import total_amount
 from renamerd.engine.fields.dates import best_date, infer_day_first
-from renamerd.engine.fields.doctype import guess_type, type_confidence
+from renamerd.engine.fields.doctype import guess_type, type_confidence, with_due_date
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates, issuer_confidence
 from renamerd.engine.fields.numbers import ORDER_NUMBERED, invoice_numbers, number_confidence
@@ -86,19 +86,22 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     result.language = language
     table = load(language)
 
-    guess = guess_type(doc, language)
-    result.values["document_type"] = guess.value
-    result.confidence["document_type"] = type_confidence(guess)
-    if guess.evidence:
-        result.evidence.append(Evidence("document_type", guess.value, guess.evidence, 1,
-                                        "type keywords", round(guess.score, 2)))
-
     amount, currency, amount_line = total_amount(doc, language)
     day_first, decided = infer_day_first(doc, bool(table["day_first"]))
     # (the language's default counts only when the document's own dates leave the order open)
     if not decided and language == "en" and (currency == "USD" or _US_ADDRESS.search(doc.text)):
         day_first = False  # a US document: 03/05/2024 is March 5
     dates, date_conf = best_date(doc, language, day_first, order_known=decided)
+
+    guess = guess_type(doc, language)
+    if guess.value == "receipt":
+        guess = with_due_date(guess, any(d.label_kind == "due_date" for d in dates))
+    result.values["document_type"] = guess.value
+    result.confidence["document_type"] = type_confidence(guess)
+    if guess.evidence:
+        result.evidence.append(Evidence("document_type", guess.value, guess.evidence, 1,
+                                        "type keywords", round(guess.score, 2)))
+
     if dates:
         top = dates[0]
         result.values["date"] = top.value.isoformat()

@@ -206,6 +206,17 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     return weight
 
 
+def with_due_date(guess: TypeGuess, due: bool) -> TypeGuess:
+    """`guess`, or an invoice when it is a receipt only by its point-of-sale cues while the
+    document names a type word of an invoice and a date its payment is due (`due`): a till's
+    slip is paid when it is printed."""
+    if (not due or guess.value != "receipt" or not guess.scores.get("invoice")
+            or not guess.evidence.startswith("point-of-sale cues")):
+        return guess
+    return TypeGuess("invoice", guess.scores["invoice"], guess.scores,
+                     "type keyword and a due date")
+
+
 def _till_cues_needed(cues: set[str], addressed: bool) -> int:
     """How many point-of-sale cues make a slip a receipt: TILL_CUES, or two when it is
     addressed to nobody and stamped with its time of day (the time and one word)."""
