@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.columns import pair_header_rows, pair_label_columns
+from renamerd.engine.fields.columns import date_cell, pair_header_rows, pair_label_columns
 
 COLUMNS = ["FACTURA", "Numero de Orden", "Fecha de Compra", "Tarjeta Fidelidad",
            "Fecha de emisión", "Factura", "ES9812110233", "21.03.24", "2093419674366",
@@ -154,3 +156,21 @@ def test_an_indian_e_invoice_is_read_from_its_header_columns() -> None:
     assert values["invoice_number"] == "118/26-27"
     assert str(values["date"]) == "2026-08-14"
     assert values["issuer"] == "Kaveri Stone Works"
+
+
+@pytest.mark.parametrize(("value", "is_date"), [
+    ("19-DEC-2025", True), ("12/12/2022", True), ("2024-03-05", True), ("2-Oct-26", True),
+    ("222/26-27", False), ("26-27/1979", False), ("4700367116", False),
+])
+def test_a_date_cell_is_told_from_an_invoice_number_with_its_financial_year(
+        value: str, is_date: bool) -> None:
+    assert date_cell(value) is is_date
+
+
+def test_an_invoice_number_with_its_financial_year_is_read_under_its_label() -> None:
+    page = ("TAX INVOICE\nNILGIRI CARTONS PRIVATE LIMITED Invoice No. e-Way Bill No. Dated\n"
+            "PLOT NO 17/21/1.1 26-27/1979 372347234423 2-Oct-26\nGSTIN/UIN: 06AAOCS0564L1ZY\n"
+            "Total 7,574 PCS 2,84,077.00\n")
+    values = extract([page]).values
+    assert values["invoice_number"] == "26-27/1979"
+    assert str(values["date"]) == "2026-10-02"

@@ -177,7 +177,19 @@ def _label_last_words() -> frozenset[str]:
 
 #: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05"; not an
 #: Indian invoice's number with its financial year, "222/26-27")
-_DATE_CELL = re.compile(r"(?:\d{1,2}|\d{4})[./-](?:\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
+_DATE_CELL = re.compile(r"(\d{1,2}|\d{4})[./-](\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
+
+
+def date_cell(value: str) -> bool:
+    """`value` is a date as a table's cell prints it: a day and a month in either order, or a
+    year first ("26-27/1979" is a number: no month is 26 or 27)."""
+    m = _DATE_CELL.fullmatch(value)
+    if m is None:
+        return False
+    first, second = m.groups()
+    if len(first) == 4 or not second.isdigit():
+        return True
+    return min(int(first), int(second)) <= 12 and max(int(first), int(second)) <= 31
 
 
 def _fits(label: str, value: str) -> bool:
@@ -187,9 +199,9 @@ def _fits(label: str, value: str) -> bool:
         return False
     dates, numbers = _label_kinds()
     if label in dates and label not in numbers:
-        return _DATE_CELL.fullmatch(value) is not None
+        return date_cell(value)
     if label in numbers and label not in dates:
-        return _DATE_CELL.fullmatch(value) is None
+        return not date_cell(value)
     return True
 
 

@@ -6,6 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from renamerd.engine.fields.columns import date_cell
 from renamerd.engine.fields.date_labels import label_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
@@ -32,9 +33,6 @@ _VALUE = re.compile(
     r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
-#: a date written as a number might be ("12.03.2024", "2024-03-12"; not "222/26-27", an
-#: Indian invoice's number and its financial year)
-_DATE_LIKE = re.compile(r"^(?:\d{1,2}|\d{4})[./-]\d{1,2}[./-]\d{2,4}$")
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
@@ -176,7 +174,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if not vm:
                 continue
             value = vm.group(0).rstrip("./-_")
-            if not any(ch.isdigit() for ch in value) or _DATE_LIKE.match(value):
+            if not any(ch.isdigit() for ch in value) or date_cell(value):
                 continue
             if len(value) < 3 and not value.isdigit():
                 continue
