@@ -1003,3 +1003,12 @@ def test_a_reminder_is_dated_by_its_letter_not_by_the_invoice_it_is_about() -> N
     values = extract([letter]).values
     assert values["document_type"] == "reminder"
     assert str(values["date"]) == "2026-07-10"
+
+
+def test_a_credit_notes_number_follows_its_title() -> None:
+    note = ("Tax Credit Note RINV/2026/08838\nCredit Note Date: 03/07/2026\nHARBOUR CAFE\n"
+            "PRODUCT CODE DESCRIPTION QUANTITY UNIT PRICE GST AMOUNT\n"
+            "PBLTB11-U Pizza Boxes x 50 2.000 Unit 21.91000 10% $ 43.82\nTotal $ 48.20\n")
+    values = extract([note]).values
+    assert values["document_type"] == "credit_note"
+    assert values["invoice_number"] == "RINV/2026/08838"
