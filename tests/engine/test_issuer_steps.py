@@ -184,3 +184,9 @@ def test_the_account_a_bill_is_debited_from_is_the_customers() -> None:
             "Account name JANE SMITH\nAccount number 800000001\nHARBOUR POWER NZ LTD\n"
             "PRIVATE BAG 12023 TAURANGA 3143\n")
     assert extract([bill]).values["issuer"] == "HARBOUR POWER NZ LTD"
+
+
+def test_a_logo_read_one_word_a_line_gives_way_to_the_whole_name_below() -> None:
+    slip = ("HARVEST\nFOODS\nHARVEST FOODS MARKET - WESTPORT, CT 06880\n399 POST RD WEST\n"
+            "BACON LS NP 4.99\nBROTH CHIC NP 4.18\nTAX .00 BAL 9.17\n")
+    assert extract([slip]).values["issuer"] == "HARVEST FOODS MARKET"

@@ -542,3 +542,12 @@ def test_a_cash_discount_is_no_payment_in_cash() -> None:
                "06/15/2026\nSALESPERSON\n6710 DH\nQTY ORDERED 2\nTOTAL DUE 162.45\n"
                "CASH DISCOUNT 1.38 OFF TOTAL DUE IF PAID BY THE 10TH\n")
     assert extract([counter]).values["document_type"] == "invoice"
+
+
+def test_a_slip_with_no_type_word_its_time_and_a_subtotal_is_a_receipt() -> None:
+    slip = ("Circle K\nDate: 2/18/2019 Time: 10:09:02 AM\n2 BIG CHIEF JERKY $6.98\n"
+            "1 FANTA ORANGE SODA $2.69\nS-Total $19.39\nGST $0.61\nTotal $20.00\n")
+    assert extract([slip]).values["document_type"] == "receipt"
+    # a letter stamped with its time, without a subtotal, stays what it is
+    note = "Circle K\nDate: 2/18/2019 Time: 10:09:02 AM\nPlease call us back.\n"
+    assert extract([note]).values["document_type"] == "other"

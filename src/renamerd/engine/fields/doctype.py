@@ -57,6 +57,11 @@ def _pos_cues() -> re.Pattern[str]:
 
 
 @functools.cache
+def _subtotals() -> re.Pattern[str]:
+    return re.compile(alternation(common()["till_subtotals"]))
+
+
+@functools.cache
 def _lookalikes() -> frozenset[str]:
     return frozenset(fold(p) for p in common()["pos_cue_lookalikes"])
 
@@ -169,7 +174,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             scores[kind] = scores.get(kind, 0.0) + 5.0
             evidence.setdefault(kind, text)
     if not scores:
-        cues = till_cues(doc)
+        # (with no type word at all, a subtotal is a till's cue too: "S-Total $19.39")
+        cues = till_cues(doc) | set(_subtotals().findall(doc.folded)[:1])
         if len(cues) >= _till_cues_needed(cues, addressed):
             # no type word, but a till slip's words: a receipt
             return TypeGuess("receipt", 1.0, {"receipt": 1.0},

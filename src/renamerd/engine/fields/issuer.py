@@ -416,7 +416,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
-    return _brand_first(ctx, candidates)
+    return _brand_first(ctx, _whole_name_first(candidates))
 
 
 def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> str:
@@ -504,6 +504,22 @@ def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidat
             brand = IssuerCandidate(cand.value, cand.line, top.score + BRAND_LEAD,
                                     (*cand.reasons, "brand of the legal entity below"))
             return [brand, *(c for c in cands if c is not cand)]
+    return cands
+
+
+def _whole_name_first(cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
+    """`cands` with the best one's whole name first when a candidate as good, a few lines
+    below, starts with it: a logo read one word a line ("WHOLE" / "FOODS" / "WHOLE FOODS
+    MARKET - WESTPORT")."""
+    if len(cands) < 2:
+        return cands
+    top = cands[0]
+    start = key(top.value)
+    for cand in cands[1:3]:
+        if (cand.score >= top.score and 0 < cand.line.index - top.line.index <= 3
+                and len(start) >= 3 and key(cand.value).startswith(start)
+                and len(cand.value) > len(top.value)):
+            return [cand, *(c for c in cands if c is not cand)]
     return cands
 
 
