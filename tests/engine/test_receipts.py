@@ -68,6 +68,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
     ("MR O.1.Y. (JOHOR) SDN BHD", "MR O.I.Y. (JOHOR) SDN BHD"),  # a digit inside initials
+    ("MARKET PUNKT 4PL 5p. z o.o. 5p. K.", "MARKET PUNKT 4PL Sp. z o.o. Sp. K."),
 ])
 def test_misread_legal_forms_are_fixed(garbled: str, fixed: str) -> None:
     assert fix_ocr_suffixes(garbled) == fixed
