@@ -107,3 +107,28 @@ def test_bold_type_read_with_each_character_doubled_is_read_once() -> None:
     assert unglued("IInnvvooiiccee ##:: 1600000001") == "Invoice #: 1600000001"
     # words that merely hold doubled letters, and numbers, stay as they are
     assert unglued("Bookkeeper 1100 Mississippi") == "Bookkeeper 1100 Mississippi"
+
+
+@pytest.mark.parametrize(("row", "expected"), [
+    ("BETALINGDatum22/08/2025 12:55", "BETALING Datum 22/08/2025 12:55"),
+    ("INVOICEDate: 12.03.2024", "INVOICE Date: 12.03.2024"),
+    ("TOTALEnergies SE", "TOTALEnergies SE"),  # no label after the capitals
+    ("Rechnungsdatum 12.03.2024", "Rechnungsdatum 12.03.2024"),  # a compound's own label
+])
+def test_a_word_in_capitals_run_into_a_label_is_parted(row: str, expected: str) -> None:
+    assert unglued(row) == expected
+
+
+def test_a_colon_and_value_read_as_the_next_line_join_their_label() -> None:
+    assert rejoined(["Jenar Kopi", "No", ": JKK01202512250148", "Mode", ": DINE IN"]) == [
+        "Jenar Kopi", "No : JKK01202512250148", "Mode : DINE IN"]
+    slip = "Jenar Kopi\nNo\n: JKK01202512250148\nTanggal\n: 25-12-2025 11:43\nTotal 40.000\n"
+    values = extract([slip]).values
+    assert values["invoice_number"] == "JKK01202512250148"
+    assert str(values["date"]) == "2025-12-25"
+
+
+def test_a_german_slips_bon_number_is_its_number() -> None:
+    slip = ("MODEHAUS KRONE\nGarstedter Weg 14\n22453 Hamburg\n1 Jeans 49,99\n"
+            "gegeben : Bar 50,00\nRückgeld: 0,01\nBon: 79535 05.01.17 13:45:30\nKasse: 01\n")
+    assert extract([slip]).values["invoice_number"] == "79535"

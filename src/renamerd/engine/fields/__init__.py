@@ -173,6 +173,7 @@ def warm_up() -> None:
     names._department_at_end()
     glued._labels()
     glued._labels_after_digits()
+    glued._labels_after_letters()
     issuer_labels._thanks()
     for lang in LANGUAGES:
         issuer_labels.seller_labels(lang)

@@ -33,6 +33,8 @@ KINDS = ("issue_date", "date", "due_date", "delivery_date", "order_date", "invoi
 #: digit running into a capitalised word
 _RUN_IN = re.compile(r"[^\W\d_A-Z]{3}(?:\d|[A-Z]{2})")
 _DIGIT_LABEL = re.compile(r"\d[^\W\d_a-z][^\W\d_A-Z]")
+#: the quick test: a word in capitals running into a capitalised one ("BETALINGDatum")
+_CAPS_LABEL = re.compile(r"[A-Z]{3}[a-z]{2}")
 
 
 @functools.cache
@@ -52,6 +54,14 @@ def _labels() -> re.Pattern[str]:
 def _labels_after_digits() -> re.Pattern[str]:
     """The same labels, right after a digit (where a value ran into them) and ending a word."""
     return re.compile(alternation(set(_phrases()), before=r"(?<=\d)"))
+
+
+@functools.cache
+def _labels_after_letters() -> re.Pattern[str]:
+    """The same labels, right after a letter and before no letter (see unglued: only where a
+    word in capitals ran into the label's capital)."""
+    return re.compile(alternation(set(_phrases()), before=r"(?<=[^\W\d_])",
+                                  then=r"(?![^\W\d_])"))
 
 
 def _value_starts(text: str, at: int) -> bool:
@@ -86,6 +96,10 @@ def unglued(row: str) -> str:
         row = _WORD.sub(_undoubled, row)
     if _TWICE.search(row):
         row = _TWICE.sub(r"\1 \1", row)
+    if _CAPS_LABEL.search(row):  # "BETALINGDatum22/08/2025": capitals ran into a label
+        row = _cut(row, [m.start() for m in _labels_after_letters().finditer(fold(row))
+                         if row[m.start() - 1:m.start() + 1].isupper()
+                         and row[m.start() + 1].islower()])
     run_in, after_digit = _RUN_IN.search(row), _DIGIT_LABEL.search(row)
     if not run_in and not after_digit:
         return row
@@ -95,6 +109,11 @@ def unglued(row: str) -> str:
     if after_digit:
         cuts += [m.start() for m in _labels_after_digits().finditer(folded)
                  if row[m.start()].isupper()]
+    return _cut(row, cuts)
+
+
+def _cut(row: str, cuts: list[int]) -> str:
+    """`row` with a blank put in at each of `cuts`."""
     for cut in sorted(set(cuts), reverse=True):
         row = row[:cut] + " " + row[cut:]
     return row
@@ -116,7 +135,9 @@ def spaced_out(page: str) -> str:
 
 def rejoined(rows: list[str]) -> list[str]:
     """`rows` (stripped, non-empty) with a row that opens with a slash and a word joined to the
-    row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."), and a row
+    row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."), a row
+    opening with a colon joined to a short label above it ("No" + ": JKK01202512250148", as
+    OCR reads the colon's column of a slip), and a row
     whose one label names a number and its date parted in two (see `_NUMBER_AND_DATE`).
     Pure."""
     out: list[str] = []
@@ -124,6 +145,9 @@ def rejoined(rows: list[str]) -> list[str]:
         if (out and len(row) > 1 and row[0] == "/" and row[1].isalpha()
                 and out[-1][-1:].isalpha()):
             out[-1] += row
+        elif (out and row[0] == ":" and len(out[-1]) <= 20 and ":" not in out[-1]
+              and out[-1][-1:].isalpha()):
+            out[-1] += " " + row  # a label's colon and value read as the next line ("No")
         elif "/" in row and (m := _NUMBER_AND_DATE.search(row)) is not None:
             stem = m.group("stem")
             out.append(f"{row[:m.start()]}{stem}{m.group('no')} {m.group('number')}")
