@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from renamerd.engine.fields.document import Doc
+from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
@@ -143,17 +144,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         # sentence going on from the line above)
         heading = (line.index < HEADING_LINES and line.page == 1
                    and len(line.text) <= HEADING_WIDTH and not line.text[:1].islower())
-        # (a number inside a title is read past: "Order #743234 Confirmed")
-        text = _NUMBER_SIGN.sub("", line.folded) if "#" in line.folded else line.folded
-        first = None
-        for m in pattern.finditer(text):
-            kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
-            if heading_only and not heading:
-                continue
-            weight = _keyword_weight(m, text, heading, line.page)
-            if first is not None and kind != first:
-                weight *= 0.25  # what the title is about: "Mahnung zu Ihrer Rechnung 17"
-            first = first or kind
+        for kind, weight in _line_keywords(line, pattern, kinds, heading):
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
     compounds, ends = _compounds()
@@ -194,6 +185,25 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
+
+
+def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[str, bool]],
+                   heading: bool) -> Iterator[tuple[str, float]]:
+    """Each type keyword of `line` and its weight (a heading's only where `heading`); a kind
+    after another kind's word weighs a quarter: what the title is about ("Mahnung zu Ihrer
+    Rechnung 17")."""
+    # (a number inside a title is read past: "Order #743234 Confirmed")
+    text = _NUMBER_SIGN.sub("", line.folded) if "#" in line.folded else line.folded
+    first = None
+    for m in pattern.finditer(text):
+        kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
+        if heading_only and not heading:
+            continue
+        weight = _keyword_weight(m, text, heading, line.page)
+        if first is not None and kind != first:
+            weight *= 0.25
+        first = first or kind
+        yield kind, weight
 
 
 def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> float:
