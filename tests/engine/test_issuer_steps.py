@@ -34,6 +34,11 @@ def test_a_registration_label_and_what_follows_are_cut_off() -> None:
     ("Banco de Sabadell S.A.", "Banco de Sabadell S.A."),  # a particle stays in the name
     ("Smit & de Vries B.V.", "Smit & de Vries B.V."),
     ("Northwind Traders Ltd", "Northwind Traders Ltd"),
+    # small words after a capitalised word and its particle are the name's
+    ("I.B.E. Institut für betriebliches Entgeltmanagement GmbH",
+     "I.B.E. Institut für betriebliches Entgeltmanagement GmbH"),
+    ("charge considerations. Harbour Payments Europe, Limited",
+     "Harbour Payments Europe, Limited"),
 ])
 def test_a_name_before_its_legal_form_starts_after_a_lower_case_word(text: str,
                                                                      name: str) -> None:

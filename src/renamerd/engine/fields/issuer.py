@@ -291,14 +291,19 @@ def _after_lower_case_words(text: str, start: int, end: int) -> int:
     offset = start
     # (the words of another legal form are no sentence: "Lidl sp. z o.o. sp. k.")
     forms = [(m.start(), m.end()) for m in legal_suffixes(text[:end])]
+    named = False  # a capitalised word and a particle right after it: "Institut für ..."
+    capital = False
     for word in text[start:end].split():
         offset = text.index(word, offset) + len(word)
         bare = word.strip("().,:;")
         if any(a < offset <= b for a, b in forms):
             continue
-        # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG")
-        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES:
+        # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG";
+        # small words after "für" are the name's: "Institut für betriebliches Entgelt...")
+        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES and not named:
             position = offset
+        named = named or (capital and bare in _NAME_PARTICLES)
+        capital = bare[:1].isupper() and not word.endswith(".") and offset > position
     while position < end and text[position] == " ":
         position += 1
     # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
