@@ -195,3 +195,10 @@ def test_a_logo_read_one_word_a_line_gives_way_to_the_whole_name_below() -> None
     slip = ("HARVEST\nFOODS\nHARVEST FOODS MARKET - WESTPORT, CT 06880\n399 POST RD WEST\n"
             "BACON LS NP 4.99\nBROTH CHIC NP 4.18\nTAX .00 BAL 9.17\n")
     assert extract([slip]).values["issuer"] == "HARVEST FOODS MARKET"
+
+
+def test_a_sender_line_parted_by_stars_names_the_sender() -> None:
+    letter = ("Kranich Hosting Service * Königsberger Straße 4-6 * 32339 Espelkamp\n"
+              "Baumann Bau GmbH & Co.KG\nRechnung Kunden Nr.: 296313\nRechnung Nr.: 6514767\n"
+              "Rechnungsdatum: 27.01.2026\nGesamtbetrag 28,42 EUR\n")
+    assert extract([letter]).values["issuer"] == "Kranich Hosting Service"
