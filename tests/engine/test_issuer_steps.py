@@ -16,7 +16,7 @@ from renamerd.engine.fields.issuer import (
     legal_suffix,
 )
 from renamerd.engine.fields.issuer_scores import vetoed, weak_suffix
-from renamerd.engine.fields.names import without_branch
+from renamerd.engine.fields.names import without_branch, without_phone
 
 REGISTRATION = re.compile(r"(?<!\w)(?:company reg\. no|reg\. no|co\.reg)(?!\w)")
 
@@ -202,3 +202,14 @@ def test_a_sender_line_parted_by_stars_names_the_sender() -> None:
               "Baumann Bau GmbH & Co.KG\nRechnung Kunden Nr.: 296313\nRechnung Nr.: 6514767\n"
               "Rechnungsdatum: 27.01.2026\nGesamtbetrag 28,42 EUR\n")
     assert extract([letter]).values["issuer"] == "Kranich Hosting Service"
+
+
+@pytest.mark.parametrize(("value", "name"), [
+    ("Longos 905-209-7655", "Longos"),
+    ("Bäckerei Kranz Tel. 030 1234567", "Bäckerei Kranz"),
+    ("Café Lumière +33 1 42 68 53 00", "Café Lumière"),
+    ("Beeswax XL 1.00 42.00", "Beeswax XL 1.00 42.00"),  # amounts are no phone number
+    ("FSSAI No- 11217334001482", "FSSAI No- 11217334001482"),  # nor is a licence's number
+])
+def test_a_phone_number_ending_a_names_line_is_cut_off(value: str, name: str) -> None:
+    assert without_phone(value) == name

@@ -62,6 +62,7 @@ from renamerd.engine.fields.names import (
     strip_debris,
     without_branch,
     without_department,
+    without_phone,
 )
 from renamerd.engine.fields.places import PHONE, POSTCODE, address
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
@@ -190,7 +191,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     reasons: list[str] = []
     text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
-    value = without_branch(without_department(value))
+    value = without_phone(without_branch(without_department(value)))
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
@@ -379,7 +380,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        bare = _despaced(BRACKETED.sub(_blank_if_digits, ln.text))
+        bare = without_phone(_despaced(BRACKETED.sub(_blank_if_digits, ln.text)))
         if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []

@@ -307,6 +307,22 @@ _BRANCH_AT_END = re.compile(
     r"[:#]?\s*\d{1,5}$", re.I)
 
 
+#: a phone number ending a name's line ("Longos 905-209-7655", "ACME Tel. +49 30 1234567")
+_PHONE_AT_END = re.compile(
+    r"\s+(?:(?:tel|phone|ph)\.?:?\s*\+?[\d\s()/-]{6,}\d|\+\d{1,3}[\s-]?[\d\s()-]{6,}\d"
+    r"|\(?\d{3}\)?[\s-]\d{3}-\d{4})$", re.I)
+
+
+def without_phone(value: str) -> str:
+    """`value` without a phone number at its end (after its label, with its country's prefix,
+    or written "905-209-7655"); `value` itself when less than three characters would be left.
+    Pure."""
+    found = _PHONE_AT_END.search(value) if value[-1:].isdigit() else None
+    if found is None or found.start() < 3:
+        return value
+    return value[:found.start()]
+
+
 def without_branch(value: str) -> str:
     """`value` without a branch's word and number at its end ("ALBERT HEIJN FILIAAL 1427" ->
     "ALBERT HEIJN"); `value` itself when less than three characters would be left. Pure."""
