@@ -552,3 +552,10 @@ def test_a_slip_with_no_type_word_its_time_and_a_subtotal_is_a_receipt() -> None
     # a letter stamped with its time, without a subtotal, stays what it is
     note = "Circle K\nDate: 2/18/2019 Time: 10:09:02 AM\nPlease call us back.\n"
     assert extract([note]).values["document_type"] == "other"
+
+
+def test_a_till_printers_version_is_no_date() -> None:
+    slip = ("SDB COMERCIO DE ALIMENTOS LTDA\nCNPJ: 09.477.652/0095-76\nCUPOM FISCAL\n"
+            "001 COMPOSTO LACT 400G 2 UN X 11,90 23,80\nTOTAL R$ 23,80\nMARCA: EPSON\n"
+            "ECF-IF VERSAO:01.02.01 ECF:004\n20/09/2024 15:26:01\n")
+    assert str(extract([slip]).values["date"]) == "2024-09-20"
