@@ -1012,3 +1012,10 @@ def test_a_credit_notes_number_follows_its_title() -> None:
     values = extract([note]).values
     assert values["document_type"] == "credit_note"
     assert values["invoice_number"] == "RINV/2026/08838"
+
+
+def test_a_brazilian_sat_slips_extract_number_is_its_number() -> None:
+    slip = ("ASSAI ATACADISTA\nSENDAS DISTRIBUIDORA S/A\nCNPJ: 06.057.223/0413-66\n"
+            "Extrato N°: 037894\nCUPOM FISCAL ELETRÔNICO - SAT\n1 ARROZ 5KG 24,90\n"
+            "TOTAL R$ 24,90\n18/03/2025 10:41:22\n")
+    assert extract([slip]).values["invoice_number"] == "037894"
