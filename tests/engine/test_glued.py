@@ -107,6 +107,8 @@ def test_bold_type_read_with_each_character_doubled_is_read_once() -> None:
     assert unglued("IInnvvooiiccee ##:: 1600000001") == "Invoice #: 1600000001"
     # words that merely hold doubled letters, and numbers, stay as they are
     assert unglued("Bookkeeper 1100 Mississippi") == "Bookkeeper 1100 Mississippi"
+    # drawn three times over
+    assert unglued("IIInnnvvvoooiiiccceee::: 333777333222999444") == "Invoice: 373294"
 
 
 @pytest.mark.parametrize(("row", "expected"), [

@@ -13,8 +13,9 @@
   "/Lieferdatum 29 Dezember 2025") is one line again.
 * Shared: one label for a number and its date ("Rechnungsnr./-datum 0000000002 / 27.11.2025",
   "Invoice No./Date 118 / 14.08.2026") is read as two lines, a label and value each.
-* Doubled: bold type drawn as each letter twice reads back "EElleeccttrriicc KKiiwwii"; each
-  word whose characters all come in pairs is read once, on a line holding such a word.
+* Doubled: bold type drawn as each letter twice reads back "EElleeccttrriicc KKiiwwii" (three
+  times: "IIInnnvvvoooiiiccceee"); each word whose characters all come in pairs (threes) is
+  read once, on a line holding such a word.
 * Spaced out: a page drawn one letter at a time reads back with a blank between letters and
   two between words ("I n v o i c e  n u m b e r"); such a page gets its words back.
 """
@@ -74,18 +75,22 @@ def _value_starts(text: str, at: int) -> bool:
 _TWICE = re.compile(r"([A-Z][^\W\d_A-Z]{3,})\1(?![^\W\d_])")
 
 
-#: three letters each written twice running ("EElleeccttrriicc": bold type drawn as each
-#: letter twice, which a text layer reads back doubled)
-_DOUBLED = re.compile(r"([^\W\d_])\1([^\W\d_])\2([^\W\d_])\3")
+#: three letters each written twice running, or two three times ("EElleeccttrriicc",
+#: "IIInnnvvv": bold type drawn as each letter twice or three times, which a text layer reads
+#: back doubled or tripled)
+_DOUBLED = re.compile(r"([^\W\d_])\1([^\W\d_])\2([^\W\d_])\3|([^\W\d_])\4\4([^\W\d_])\5\5")
 #: a word of four characters or more
 _WORD = re.compile(r"\S{4,}")
 
 
 def _undoubled(match: re.Match[str]) -> str:
     word = match.group(0)
-    half = word[::2]
-    doubled = len(word) % 2 == 0 and word[1::2] == half
-    return half if doubled and not any(map(str.isdigit, word)) else word  # ("1100" stays)
+    for times in (3, 2):  # (bold type is drawn two or three times over)
+        once = word[::times]
+        if len(word) % times == 0 and all(word[i::times] == once for i in range(1, times)):
+            # (digits written twice may be a number: "1100" stays)
+            return once if times == 3 or not any(map(str.isdigit, word)) else word
+    return word
 
 
 def unglued(row: str) -> str:
