@@ -177,6 +177,8 @@ def footer_named(doc: Doc, skip: set[int], registration: re.Pattern[str]) -> set
     and registration are not printed."""
     out: set[int] = set()
     n = len(doc.lines)
+    if not n or BANK_DETAILS.search(doc.folded, doc.lines[max(0, n - 10)].start) is None:
+        return out  # (the quick test: no bank's details in the footer)
     for line in doc.lines[max(0, n - 10):]:
         form = legal_suffix(line.text) if line.index not in skip else None
         # (not a brand's operating company: "Operated by Kingsley Software Inc.")
