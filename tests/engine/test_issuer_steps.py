@@ -213,3 +213,30 @@ def test_a_sender_line_parted_by_stars_names_the_sender() -> None:
 ])
 def test_a_phone_number_ending_a_names_line_is_cut_off(value: str, name: str) -> None:
     assert without_phone(value) == name
+
+
+LOCACAO = """FATURA DE LOCAÇÃO
+Data de emissão:
+05/06/2026
+NÚMERO:
+788
+CONTRATO: 702
+LOCADORA
+Razão Social: ALUGA FÁCIL EQUIPAMENTOS
+Endereço: AV SETE DE SETEMBRO Nº 931 CEP: 41635-150
+CNPJ: 01.706.231/0002-69
+LOCATÁRIO
+Nome/Razão Social: JARDINS URBANOS LTDA
+Endereço: R PELICANO Nº 150 CEP: 42701-340
+1 - CORTADOR DE GRAMA 27/05/2026 a 28/05/2026 150,00
+PROTOCOLO DE ENTREGA DA FATURA Nº: 788
+Recebido por: JARDINS URBANOS LTDA
+"""
+
+
+def test_a_brazilian_rental_invoice_names_its_lessor_not_its_lessee() -> None:
+    # "Locadora" labels the seller, "Locatário" the customer, whose name stands again at the
+    # foot of the delivery receipt; "CONTRATO: 702" is a label, not the title
+    values = extract([LOCACAO]).values
+    assert values["issuer"] == "ALUGA FÁCIL EQUIPAMENTOS"
+    assert values["document_type"] == "invoice"

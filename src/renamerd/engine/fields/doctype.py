@@ -45,6 +45,8 @@ _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
 #: a number written with its sign inside a title, and the blank before it ("Order #743234
 #: Confirmed"; at the end, "Invoice #5371" names this document's number: see _REFERENCE)
 _NUMBER_SIGN = re.compile(r" ?#\d+(?= \S)")
+#: a keyword used as a label, its value after a colon ("CONTRATO: 702")
+_LABELLED = re.compile(r"\s*:\s*\S")
 _MIDNIGHT = re.compile(r"0?0:00(?::00)?")
 #: what every _TIME match holds (found faster: `re` skips to the digits)
 _CLOCK = re.compile(r"\d:[0-5]\d")
@@ -211,8 +213,8 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     a title line, half on a later page, a quarter before a number's or date's label or a
     column of amounts."""
     weight = 3.0 if heading else 1.0
-    if heading and len(text) <= len(m.group(0)) + 25:
-        weight += 2.0  # a title line: the keyword is most of the line
+    if heading and len(text) <= len(m.group(0)) + 25 and not _LABELLED.match(text, m.end()):
+        weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:
         weight *= 0.5
     if _REFERENCE.match(text, m.end()):

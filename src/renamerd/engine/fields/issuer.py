@@ -398,6 +398,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         ctx.persons |= _payers(doc, language)
     ctx.language = language
     ctx.buyers = _buyers(doc, ctx.skip)
+    # (the buyer's name stands again elsewhere, a delivery slip's "received by" at the foot)
+    ctx.persons |= {k for k in (key(clean_name(b)) for b in ctx.buyers) if len(k) >= 6}
     ctx.wanted |= ctx.legal_named
     from_body = 0
     for line in doc.lines:
