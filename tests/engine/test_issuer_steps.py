@@ -240,3 +240,12 @@ def test_a_brazilian_rental_invoice_names_its_lessor_not_its_lessee() -> None:
     values = extract([LOCACAO]).values
     assert values["issuer"] == "ALUGA FÁCIL EQUIPAMENTOS"
     assert values["document_type"] == "invoice"
+
+
+def test_a_recipients_label_between_a_tables_bars_opens_its_block() -> None:
+    bill = ("Fatura de Locação Número Fatura: | 90109539\nData Documento: | 10.07.2026\n"
+            "Dados do Locador\nRazão Social: * Maquinas Tatu Locações\nCNPJ: 00.242.184/0001-04\n"
+            "Endereço: | Estrada das Palmeira 430, Galpão 01\n| Dados do Tomador |\n"
+            "Razão Social: | SINAL CONSTRUTORA LTDA\nCNPJ/CPF: 33811381000148\n"
+            "Total: 102.850,00\n")
+    assert extract([bill]).values["issuer"] == "Maquinas Tatu Locações"

@@ -87,7 +87,9 @@ _GENERIC_DOMAINS = {"gmail", "yahoo", "hotmail", "outlook", "web", "gmx", "mail"
 #: a country's second-level domains, before its own ("com" of ".com.au", "gov" of ".gov.za")
 _SECOND_LEVEL = frozenset({"com", "co", "org", "net", "gov", "govt", "edu", "ac", "ltd", "plc",
                            "or", "ne", "go", "gob", "gouv", "nom", "biz"})
-_SEPARATORS = re.compile(r"\s[·|•]\s|\s[-–]\s|,\s")
+#: what parts a name from what follows on its line (a star only between words: "Name *
+#: Street", not "Razão Social: * Name")
+_SEPARATORS = re.compile(r"\s[·|•]\s|(?<=\w)\s\*\s(?=\w)|\s[-–]\s|,\s")
 #: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
 _LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
@@ -128,9 +130,10 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     for lang in LANGUAGES:
         registration.update(load(lang)["labels"].get("registration", []))
     # (a label glossed by another in brackets, "Buyer (Bill to)", "Consignee (Ship to)", is one
-    # whatever follows it on its line: a second column's labels)
+    # whatever follows it on its line: a second column's labels; a table's bars around it,
+    # "| Dados do Tomador |", are no text)
     labels = alternation(recipient)
-    rec = re.compile(rf"^(?:{labels})\s*(?::|$|\((?:{labels})\))")
+    rec = re.compile(rf"^[|*•·\s]*(?:{labels})\s*(?::|[|\s]*$|\((?:{labels})\))")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
 

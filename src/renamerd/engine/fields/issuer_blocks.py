@@ -24,10 +24,10 @@ from renamerd.engine.lexicon import alternation, fold, load
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
 #: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
 _CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
-#: where a line parts into segments: a blank, then a dot, bar or star and a blank, or two
-#: blanks more, or nothing more after a tab (the same as "\s[·|•*]\s|\s{3,}|\t", written to start
+#: where a line parts into segments: a blank, then a dot or bar and a blank, or two blanks
+#: more, or nothing more after a tab (the same as "\s[·|•]\s|\s{3,}|\t", written to start
 #: with "\s" so that `re` skips other characters)
-SEGMENT = re.compile(r"\s(?:[·|•*]\s|\s{2,}|(?<=\t))")
+SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 
 
 def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
@@ -53,7 +53,9 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
             block_from(line.index if rest else line.index + 1)
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
-        if ((len(SEGMENT.findall(line.text)) >= 2 or _comma_sender(doc, line))
+        # (parted by dots, bars, wide gaps, commas, or stars: "Name * Street * 32339 Town")
+        if ((len(SEGMENT.findall(line.text)) >= 2 or line.text.count(" * ") >= 2
+             or _comma_sender(doc, line))
                 and POSTCODE.search(line.text) and len(line.text) < 130
                 and line.index not in skip):
             sender_line = line.index

@@ -15,7 +15,7 @@ _RX1 = re.compile(r"\s+")
 _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od|denominazione|"
                            r"ragione sociale|razón social|razão social|nome/razão social|"
                            r"raison sociale|company name|firmenname)"
-                           r"\s*:\s*", re.I)
+                           r"\s*:[\s*|]*", re.I)
 #: a footer's copyright notice before the name ("Copyright © 2023 Apple Distribution
 #: International Ltd.", "© 2019-2024 ACME GmbH")
 _COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?\s*)?",
