@@ -197,11 +197,19 @@ def test_a_logo_read_one_word_a_line_gives_way_to_the_whole_name_below() -> None
     assert extract([slip]).values["issuer"] == "HARVEST FOODS MARKET"
 
 
-def test_a_sender_line_parted_by_stars_names_the_sender() -> None:
-    letter = ("Kranich Hosting Service * Königsberger Straße 4-6 * 32339 Espelkamp\n"
-              "Baumann Bau GmbH & Co.KG\nRechnung Kunden Nr.: 296313\nRechnung Nr.: 6514767\n"
+@pytest.mark.parametrize(("sender", "name"), [
+    ("Kranich Hosting Service * Königsberger Straße 4-6 * 32339 Espelkamp",
+     "Kranich Hosting Service"),
+    ("Lindner Software (Germany) GmbH - Im Bruch 3 - 63897 Miltenberg/Main",
+     "Lindner Software (Germany) GmbH"),
+])
+def test_a_sender_line_parted_by_stars_or_dashes_names_the_sender(sender: str,
+                                                                  name: str) -> None:
+    # the customer's name, with its legal form, opens the address window under it
+    letter = (f"{sender}\nBaumann Bau AG\nMusterstr. 23\n12345 Musterstadt\n"
+              "Rechnung Kunden Nr.: 296313\nRechnung Nr.: 6514767\n"
               "Rechnungsdatum: 27.01.2026\nGesamtbetrag 28,42 EUR\n")
-    assert extract([letter]).values["issuer"] == "Kranich Hosting Service"
+    assert extract([letter]).values["issuer"] == name
 
 
 @pytest.mark.parametrize(("value", "name"), [

@@ -53,8 +53,7 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
             block_from(line.index if rest else line.index + 1)
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
-        # (parted by dots, bars, wide gaps, commas, or stars: "Name * Street * 32339 Town")
-        if ((len(SEGMENT.findall(line.text)) >= 2 or line.text.count(" * ") >= 2
+        if ((len(SEGMENT.findall(line.text)) >= 2 or _dashed_sender(line.text)
              or _comma_sender(doc, line))
                 and POSTCODE.search(line.text) and len(line.text) < 130
                 and line.index not in skip):
@@ -96,6 +95,17 @@ def _debris(doc: Doc, line: Line, label: re.Match[str]) -> bool:
     above = doc.lines[line.index - 1].text if line.index else ""
     return (len(label.group(0).strip(" :")) <= 2 and not line.folded[label.end():].strip()
             and len(above) <= 3 and above.isalpha())
+
+
+#: what parts a sender line written with stars or dashes ("Name * Street * 32339 Town")
+_DASHES = re.compile(r" [-–*] ")
+
+
+def _dashed_sender(text: str) -> bool:
+    """`text` is a sender line parted by stars or dashes, ending in a postcode and a town
+    ("CPB Software (Germany) GmbH - Im Bruch 3 - 63897 Miltenberg/Main")."""
+    parts = _DASHES.split(text) if " " in text else []
+    return len(parts) >= 3 and _CITY_LINE.match(parts[-1]) is not None
 
 
 def _comma_sender(doc: Doc, line: Line) -> bool:
