@@ -205,10 +205,12 @@ def test_a_logo_read_one_word_a_line_gives_way_to_the_whole_name_below() -> None
 ])
 def test_a_sender_line_parted_by_stars_or_dashes_names_the_sender(sender: str,
                                                                   name: str) -> None:
-    # the customer's name, with its legal form, opens the address window under it
+    # the customer's name, with its legal form, opens the address window under it and
+    # stands again below (where the seller's does not)
     letter = (f"{sender}\nBaumann Bau AG\nMusterstr. 23\n12345 Musterstadt\n"
               "Rechnung Kunden Nr.: 296313\nRechnung Nr.: 6514767\n"
-              "Rechnungsdatum: 27.01.2026\nGesamtbetrag 28,42 EUR\n")
+              "Rechnungsdatum: 27.01.2026\nGesamtbetrag 28,42 EUR\n"
+              "Zugang für Baumann Bau AG: 5 Nutzer\n")
     assert extract([letter]).values["issuer"] == name
 
 
