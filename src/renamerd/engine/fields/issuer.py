@@ -389,21 +389,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     candidates: list[IssuerCandidate] = []
     ctx = Page(doc, sender_line, reg_lines, all_keys, domains, vocab, skip, wanted, rank,
                 registration, body, _address_start(doc, rank))
-    stacked_headers(ctx, rec, language)
-    remittance_payee(ctx, rec, language)
-    title = next((ln.index for ln in doc.lines[:2] if _title_line(ln, vocab)), None)
-    if title is not None:
-        customer_under_title(ctx, title)
-    customer_under_letterhead(ctx, language)
-    ctx.legal_named = legal_named(doc, skip) | footer_named(doc, skip, registration)
-    ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
-    if _direct_debit().search(doc.folded):
-        ctx.persons |= _payers(doc, language)
-    ctx.language = language
-    ctx.buyers = _buyers(doc, ctx.skip)
-    # (the buyer's name stands again elsewhere, a delivery slip's "received by" at the foot)
-    ctx.persons |= {k for k in (key(clean_name(b)) for b in ctx.buyers) if len(k) >= 6}
-    ctx.wanted |= ctx.legal_named
+    _read_blocks(ctx, rec, language)
     from_body = 0
     for line in doc.lines:
         if line.index in skip:
@@ -428,6 +414,28 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
                                           ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
     return _brand_first(ctx, _whole_name_first(candidates))
+
+
+def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
+    """Mark on `ctx` what the page's blocks say before any line is scored: the customer's
+    lines (stacked headers, a remittance slip, a name under the title), the names named with
+    their legal details, the persons and payers that are no seller, the buyer's names."""
+    doc = ctx.doc
+    stacked_headers(ctx, rec, language)
+    remittance_payee(ctx, rec, language)
+    title = next((ln.index for ln in doc.lines[:2] if _title_line(ln, ctx.vocab)), None)
+    if title is not None:
+        customer_under_title(ctx, title)
+    customer_under_letterhead(ctx, language)
+    ctx.legal_named = legal_named(doc, ctx.skip) | footer_named(doc, ctx.skip, ctx.registration)
+    ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
+    if _direct_debit().search(doc.folded):
+        ctx.persons |= _payers(doc, language)
+    ctx.language = language
+    ctx.buyers = _buyers(doc, ctx.skip)
+    # (the buyer's name stands again elsewhere, a delivery slip's "received by" at the foot)
+    ctx.persons |= {k for k in (key(clean_name(b)) for b in ctx.buyers) if len(k) >= 6}
+    ctx.wanted |= ctx.legal_named
 
 
 def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> str:
