@@ -559,3 +559,13 @@ def test_a_till_printers_version_is_no_date() -> None:
             "001 COMPOSTO LACT 400G 2 UN X 11,90 23,80\nTOTAL R$ 23,80\nMARCA: EPSON\n"
             "ECF-IF VERSAO:01.02.01 ECF:004\n20/09/2024 15:26:01\n")
     assert str(extract([slip]).values["date"]) == "2024-09-20"
+
+
+def test_ocrs_date_line_with_its_blank_dropped_is_the_letters_date() -> None:
+    # PP-OCR drops blanks: "Wien,11.08.2026" is a place and a date, not "1,11.08"
+    letter = ("ATTENSAM\nAndieHausinhabungdesHauses\n1120Wien,Schallergasse35\n"
+              "IhrStandort,Datum\nWien,11.08.2026\nKundennummer/Vertragsnummer\n"
+              "Gesamtsumme\n156,53\nZahlungsbedingung:\nOhne Abzugbis 25.08.2026\n")
+    assert str(extract([letter]).values["date"]) == "2026-08-11"
+    # after a digit and its comma it is part of a number
+    assert "date" not in extract(["Preis 1,11.08.2026"]).values

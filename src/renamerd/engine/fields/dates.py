@@ -87,8 +87,9 @@ def month_after_colon() -> re.Pattern[str]:
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     months = _months()
     numeric = re.compile(
-        # (after a word's dot too: a till's "Dat.31.08.2015", not a number's "1.31.08")
-        r"(?<![\w,/-])(?:(?<!\.)|(?<=[^\W\d_]\.))(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?"
+        # (after a word's dot or comma too: a till's "Dat.31.08.2015", OCR's "Wien,11.08.2026"
+        # with its blank dropped; not a number's "1.31.08" or "1,11.08")
+        r"(?:(?<![\w,/.-])|(?<=[^\W\d_][.,]))(\d{1,4})[ ]?([./-])[ ]?(\d{1,2})[ ]?\2[ ]?"
         # the year, or the year with OCR's dropped space before a time ("22/12/201714:03")
         # (a two-digit year so only when the four digits are no year: "01/03/1819:14")
         r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?!19|20)\d{2}(?=\d{2}:\d{2}(?!\d))"
