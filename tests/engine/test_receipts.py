@@ -569,3 +569,9 @@ def test_ocrs_date_line_with_its_blank_dropped_is_the_letters_date() -> None:
     assert str(extract([letter]).values["date"]) == "2026-08-11"
     # after a digit and its comma it is part of a number
     assert "date" not in extract(["Preis 1,11.08.2026"]).values
+
+
+def test_a_title_with_its_number_run_into_it_names_the_type() -> None:
+    page = ("ATTENSAM\nWien,11.08.2026\nKundennummer/Vertragsnummer\n1001371/ATT500347000\n"
+            "RECHNUNG25777/10013710826KST606/4410\nNettowert 130,44\nGesamtsumme 156,53\n")
+    assert extract([page]).values["document_type"] == "invoice"

@@ -115,7 +115,8 @@ def _patterns(language: str) -> tuple[re.Pattern[str], dict[str, tuple[str, bool
                 if i >= 2 and (heading_only or len(key) < 6):
                     continue  # other languages: only long, specific words
                 kinds.setdefault(key, (kind, heading_only))
-    return re.compile(alternation(set(kinds))), kinds
+    # (a number may touch its title, as OCR drops the blank: "RECHNUNG25777/1001")
+    return re.compile(alternation(set(kinds), then=r"(?![^\W\d_])")), kinds
 
 
 def till_cues(doc: Doc) -> set[str]:
