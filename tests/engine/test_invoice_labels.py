@@ -1019,3 +1019,13 @@ def test_a_brazilian_sat_slips_extract_number_is_its_number() -> None:
             "Extrato N°: 037894\nCUPOM FISCAL ELETRÔNICO - SAT\n1 ARROZ 5KG 24,90\n"
             "TOTAL R$ 24,90\n18/03/2025 10:41:22\n")
     assert extract([slip]).values["invoice_number"] == "037894"
+
+
+def test_a_number_after_an_address_label_numbers_a_house() -> None:
+    # "Endereço: AV ... Nº 931" is an address; of two numbers as sure, the one printed under
+    # two labels is the document's
+    page = ("FATURA DE LOCAÇÃO\nNÚMERO:\n788\nLOCADORA\nRazão Social: ALUGA FÁCIL EQUIPAMENTOS\n"
+            "Endereço: AV DORIVAL CAYMMI Nº 931 ITAPUA CEP: 41635-150\n"
+            "Dados referentes ao contrato de locação Nº 702 com data de abertura em 27/05/2026\n"
+            "PROTOCOLO DE ENTREGA DA FATURA DE LOCAÇÃO Nº: 788\n")
+    assert extract([page]).values["invoice_number"] == "788"

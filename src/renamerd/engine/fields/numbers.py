@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from renamerd.engine.fields.columns import date_cell
 from renamerd.engine.fields.date_labels import label_pattern
@@ -42,6 +43,8 @@ TITLE_SCORE = 4.0
 #: an order's number: the document's number only when it has no other (an order's page, a
 #: web shop's receipt), below a weak label ("No.", 2.5)
 ORDER_SCORE = 1.0
+#: what a value printed again under another label gains
+REPEATED = 0.25
 #: the document types whose number an order's number may be: the order's own page or
 #: confirmation, a web shop's receipt for it, an unnamed kind (an invoice has a number of its
 #: own, and a reminder or a delivery note merely refers to the order)
@@ -187,6 +190,10 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if line.page > 1:
                 score -= 0.5
             out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
+    # (a value printed under two labels is surer: a title's and a slip's, "NÚMERO: 788" and
+    # "PROTOCOLO DE ENTREGA DA FATURA Nº: 788", beside a contract's "Nº 702")
+    counts = Counter(c.value for c in out)
+    out = [replace(c, score=c.score + REPEATED) if counts[c.value] > 1 else c for c in out]
     out.sort(key=lambda c: (-c.score, c.line.index))
     return out
 
