@@ -1029,3 +1029,10 @@ def test_a_number_after_an_address_label_numbers_a_house() -> None:
             "Dados referentes ao contrato de locação Nº 702 com data de abertura em 27/05/2026\n"
             "PROTOCOLO DE ENTREGA DA FATURA DE LOCAÇÃO Nº: 788\n")
     assert extract([page]).values["invoice_number"] == "788"
+
+
+def test_a_portuguese_simplified_invoices_long_series_number_is_read() -> None:
+    slip = ("Pingo Doce - Distribuição Alimentar, S.A.\nNIF 500829993\n1 LEITE 0,89\n"
+            "TOTAL 0,89\nCartão nº: ***************035\n"
+            "Fatura Simplificada FS 04890952308181404/040546\n28/08/2025 18:02\n")
+    assert extract([slip]).values["invoice_number"] == "FS 04890952308181404/040546"

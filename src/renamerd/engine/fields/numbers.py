@@ -22,7 +22,7 @@ _VALUE = re.compile(
     r"\d{1,6}(?: \d{2,12}){1,4}(?![\w.,/:-])"
     # a document series and its number, as Portugal's certified invoicing writes them
     # ("FT 2024/1532", "FR A1/87"), and Polish invoicing ("F 1234K20/1234/12")
-    r"|[A-Z]{1,3} [A-Z0-9]{1,10}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
+    r"|[A-Z]{1,3} [A-Z0-9]{1,20}(?:/[A-Z0-9]{1,10}){1,3}(?![\w/])"
     # a series code (with its year), a spaced dash or slash and the number ("ACPIT - 311630",
     # "FAC-2026 / 8740")
     r"|[A-Z]{2,6}(?:-\d{4})? [-–/] \d{3,12}(?![\w/.,-])"
