@@ -142,9 +142,8 @@ def rejoined(rows: list[str]) -> list[str]:
     """`rows` (stripped, non-empty) with a row that opens with a slash and a word joined to the
     row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."), a row
     opening with a colon joined to a short label above it ("No" + ": JKK01202512250148", as
-    OCR reads the colon's column of a slip), and a row
-    whose one label names a number and its date parted in two (see `_NUMBER_AND_DATE`).
-    Pure."""
+    OCR reads the colon's column of a slip), and a row whose one label names a number and
+    its date parted in two (see `_NUMBER_AND_DATE`). Pure."""
     out: list[str] = []
     for row in rows:
         if (out and len(row) > 1 and row[0] == "/" and row[1].isalpha()

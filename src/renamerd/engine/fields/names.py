@@ -318,19 +318,20 @@ def without_phone(value: str) -> str:
     """`value` without a phone number at its end (after its label, with its country's prefix,
     or written "905-209-7655"); `value` itself when less than three characters would be left.
     Pure."""
-    found = _PHONE_AT_END.search(value) if value[-1:].isdigit() else None
-    if found is None or found.start() < 3:
-        return value
-    return value[:found.start()]
+    return _without_end(value, _PHONE_AT_END)
 
 
 def without_branch(value: str) -> str:
     """`value` without a branch's word and number at its end ("ALBERT HEIJN FILIAAL 1427" ->
     "ALBERT HEIJN"); `value` itself when less than three characters would be left. Pure."""
-    found = _BRANCH_AT_END.search(value) if value[-1:].isdigit() else None
-    if found is None or found.start() < 3:
-        return value
-    return value[:found.start()]
+    return _without_end(value, _BRANCH_AT_END)
+
+
+def _without_end(value: str, pattern: re.Pattern[str]) -> str:
+    """`value` up to where `pattern` (ending in a digit) matches its end, when three
+    characters are left at least."""
+    found = pattern.search(value) if value[-1:].isdigit() else None
+    return value if found is None or found.start() < 3 else value[:found.start()]
 
 
 def strip_debris(value: str) -> str:
