@@ -1036,3 +1036,12 @@ def test_a_portuguese_simplified_invoices_long_series_number_is_read() -> None:
             "TOTAL 0,89\nCartão nº: ***************035\n"
             "Fatura Simplificada FS 04890952308181404/040546\n28/08/2025 18:02\n")
     assert extract([slip]).values["invoice_number"] == "FS 04890952308181404/040546"
+
+
+@pytest.mark.parametrize("line", [
+    "Autorización facturación electrónica No. 18764112289708",
+    "FSSAI Licence No. 11217334001482",
+])
+def test_an_authorisations_or_licences_number_is_no_invoices(line: str) -> None:
+    page = f"ANDES VIAJES S.A.S.\nNIT. 900413476-1\n{line}\nFecha de Factura: 2026-08-23\nTOTAL 92.166\n"
+    assert "invoice_number" not in extract([page]).values

@@ -175,6 +175,7 @@ def warm_up() -> None:
     glued._labels_after_digits()
     glued._labels_after_letters()
     issuer_labels._thanks()
+    numbers._other_words_before()
     for lang in LANGUAGES:
         issuer_labels.seller_labels(lang)
         issuer_labels.seller_labels(lang, "operator")

@@ -12,7 +12,7 @@ from renamerd.engine.fields.date_labels import label_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
 from renamerd.engine.fields.places import street_named
-from renamerd.engine.lexicon import alternation, fold, kin, load
+from renamerd.engine.lexicon import alternation, common, fold, kin, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[ \t]+")
@@ -139,6 +139,14 @@ def invoice_number_label_at_end(text: str, language: str) -> bool:
     return False
 
 
+@functools.cache
+def _other_words_before() -> re.Pattern[str]:
+    """A word saying which other number a weak label's ("No.") is, at most three words before
+    it: an authorisation's, a licence's (`other_number_words` in common.json)."""
+    words = alternation(common()["other_number_words"])
+    return re.compile(rf"(?:{words})(?:\s+[^\W\d_]+){{0,2}}\s*$")
+
+
 def _house_number(folded: str) -> bool:
     """The line is an address: a street's or a building's word is on it."""
     return street_named(folded) or address_words().search(folded) is not None
@@ -161,6 +169,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 address = _house_number(line.folded) if address is None else address
                 if address:
                     continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
+            if label in weak and _other_words_before().search(line.folded, 0, m.start()):
+                continue  # "Autorización facturación electrónica No. 18764112289708"
             if label in weak and line.folded[m.start() - 1:m.start()] == "-":
                 # "Karten-Nr.", "UID-Nr.": the word before says which number it is
                 word = _WORD_BEFORE.search(line.folded, 0, m.start() - 1)
