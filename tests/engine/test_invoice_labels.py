@@ -1045,3 +1045,9 @@ def test_a_portuguese_simplified_invoices_long_series_number_is_read() -> None:
 def test_an_authorisations_or_licences_number_is_no_invoices(line: str) -> None:
     page = f"ANDES VIAJES S.A.S.\nNIT. 900413476-1\n{line}\nFecha de Factura: 2026-08-23\nTOTAL 92.166\n"
     assert "invoice_number" not in extract([page]).values
+
+
+def test_an_italian_commercial_documents_number_is_read() -> None:
+    slip = ("LIBRERIA PORTICO\nAscoli Piceno\nDOCUMENTO COMMERCIALE\ndi vendita o prestazione\n"
+            "LIBRO 18,00\nTOTALE COMPLESSIVO 18,00\n11/02/20 15:05 DOC.N.0929-0021\n")
+    assert extract([slip]).values["invoice_number"] == "0929-0021"
