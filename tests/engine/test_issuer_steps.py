@@ -9,12 +9,12 @@ import pytest
 from renamerd.engine.fields import extract
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import (
-    _after_lower_case_words,
     _vocab,
     cut_registration,
     issuer_candidates,
     legal_suffix,
 )
+from renamerd.engine.fields.issuer_extent import after_lower_case_words
 from renamerd.engine.fields.issuer_scores import vetoed, weak_suffix
 from renamerd.engine.fields.names import without_branch, without_phone
 
@@ -44,7 +44,7 @@ def test_a_name_before_its_legal_form_starts_after_a_lower_case_word(text: str,
                                                                      name: str) -> None:
     suffix = legal_suffix(text)
     assert suffix is not None
-    start = _after_lower_case_words(text, 0, suffix.start())
+    start = after_lower_case_words(text, 0, suffix.start())
     assert text[start:suffix.end()] == name
 
 

@@ -6,7 +6,8 @@ carries (legal suffix, nearby VAT/registration id, match with an e-mail or web d
 repetition); the best one wins. What the words around a name say (seller and operator labels,
 legal details, two names side by side, greetings) is in fields/issuer_labels.py; where the
 recipient's blocks and the sender line stand in fields/issuer_blocks.py; what speaks for and
-against a line as the name (the scores) in fields/issuer_scores.py.
+against a line as the name (the scores) in fields/issuer_scores.py; how far a name goes on its
+line and onto the lines around it in fields/issuer_extent.py.
 """
 
 from __future__ import annotations
@@ -21,9 +22,18 @@ from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
     customer_under_letterhead,
     customer_under_title,
+    direct_debit_above,
+    payers,
     recipient_lines,
     remittance_payee,
     stacked_headers,
+)
+from renamerd.engine.fields.issuer_extent import (
+    CONTINUED,
+    name_extent,
+    name_goes_on,
+    unclosed,
+    without_bracketed_number,
 )
 from renamerd.engine.fields.issuer_labels import (
     colon_below,
@@ -54,8 +64,6 @@ from renamerd.engine.fields.names import (
     copyright_notice,
     garbage,
     legal_suffix,
-    legal_suffixes,
-    letters_ratio,
     made_with,
     mend_digits,
     short_name,
@@ -65,17 +73,9 @@ from renamerd.engine.fields.names import (
     without_phone,
 )
 from renamerd.engine.fields.places import PHONE, POSTCODE, address
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
-_RX1 = re.compile(r"\s+")
-_RX2 = re.compile(r"[^0-9a-z]+")
-#: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of")
-_JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "voor",
-                  "di", "del", "y", "e")
-_RX3 = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", re.I)
-#: the last characters of those (a quick test before the search)
-_JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
 _RX1D = re.compile(r"\d")
 
 #: (the address part starts where its run of characters starts: without the lookbehind, every
@@ -142,17 +142,6 @@ def _despaced(text: str) -> str:
     return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
 
 
-def _plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
-    text = line.text
-    words = [w for w in text.split() if w[:1].isalpha()]
-    if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
-        return False
-    return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
-            and not vocab.search(line.folded) and not address(text)
-            and not address_words().search(text) and not POSTCODE.search(text)
-            and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
-
-
 def _domains(doc: Doc) -> list[str]:
     """The distinct e-mail/web domain names of the document (at most MAX_DOMAINS, in order)."""
     out: list[str] = []
@@ -192,20 +181,20 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     if line.index not in ctx.wanted and not suffix:
         return None
     reasons: list[str] = []
-    text, suffix = _name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
+    text, suffix = name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
     value = without_phone(without_branch(without_department(value)))
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
-             else _without_bracketed_number(value))
+             else without_bracketed_number(value))
     if vetoed(value, ctx.vocab) or (" " not in value and type_compound(value, ctx.language)):
         return None
     if suffix is not None and weak_suffix(suffix, value):
         suffix = None
-    first = ctx.doc.lines[line.index - 1] if _CONTINUED in reasons else line
+    first = ctx.doc.lines[line.index - 1] if CONTINUED in reasons else line
     score = merits(ctx, first, value, suffix, seg_no, reasons)
-    if _unclosed(cut) and "(" not in value:
+    if unclosed(cut) and "(" not in value:
         score -= 1.5  # the name goes on in brackets on the next line ("ACME (SETIA" / "ALAM) BHD")
     if score < MIN_SCORE:
         return None  # what follows only lowers the score
@@ -223,118 +212,6 @@ def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
         return text
     text = text[:reg.start()].rstrip(" (,;:-")
     return text or None
-
-
-def _name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
-                 seg_no: int, segments: int,
-                 reasons: list[str]) -> tuple[str, re.Match[str] | None]:
-    """The name's text and legal form: with a legal form, from the last ": " or ", " before
-    it to its end, preceded by the line above when only the form or the kind of business
-    is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
-    the next line when that is a lone legal form or the name ends in "&"."""
-    doc, n = ctx.doc, len(ctx.doc.lines)
-    if suffix and suffix.start() == 0 and suffix.group(0).strip() in PREFIX_FORMS \
-            and text[suffix.end():].strip():
-        return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
-    if suffix:
-        head = text[:suffix.start()]
-        # (a comma right before the form belongs to the name: "Amazon Web Services, Inc.")
-        bare = head.rstrip()
-        bare = bare[:-1] if bare.endswith(",") else head
-        cut = max(bare.rfind(": "), bare.rfind(", "))
-        start = cut + 2 if cut >= 0 else 0
-        start = _after_lower_case_words(text, start, suffix.start())
-        text = text[start:suffix.end()]
-        prev = doc.lines[line.index - 1] if line.index > 0 else None
-        if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
-                and _unclosed(prev.text) and text.count(")") > text.count("(")):
-            reasons.append(_CONTINUED)  # "ACME ENTERPRISE (SETIA" / "ALAM) SDN BHD"
-            return f"{prev.text} {text}", suffix
-        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
-        # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
-        # (one name word is a name: "AEON CO. (M) BHD" under "Welcome" stays as it is)
-        head = fold(text[:suffix.start()])
-        short = short or (business_words().search(head) is not None
-                          and not LETTER_RUN.search(business_words().sub(" ", head)))
-        if (seg_no == 0 and short and prev is not None
-                and prev.index not in ctx.skip and _plausible_name_line(prev, ctx.vocab)
-                and legal_suffix(prev.text) is None):
-            text = f"{prev.text} {text}"
-            reasons.append(_CONTINUED)
-        return text, suffix
-    if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
-        nxt = doc.lines[line.index + 1]
-        nxt_text = ctx.fixed_line(nxt.index)
-        sm = legal_suffix(nxt_text)
-        if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
-                and not ctx.registration.search(nxt.folded)):
-            text = f"{text} {nxt_text[:sm.end()]}"
-            return text, legal_suffix(text)
-        # (a text ending in "&" or a joining word ends in one of these: tested first, for
-        # speed)
-        if (text.rstrip()[-1:] in _JOINING_ENDS and _RX3.search(text)
-                and _plausible_name_line(nxt, ctx.vocab)):
-            text = f"{text} {nxt.text}"
-    return text, suffix
-
-
-#: legal forms written before the name (Indonesia, Korea)
-PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사"})
-
-#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
-_NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
-                             "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
-                             "für", "i", "og", "och", "ve", "a", "&"})
-
-
-def _after_lower_case_words(text: str, start: int, end: int) -> int:
-    """Where the name before a legal form (at `end`) starts, from `start`: after the last
-    lower-case word that is no name particle ("Operated by Kingsley Software Inc.",
-    "Geëxploiteerd door Meijer B.V.": the name starts after "by", "door")."""
-    position = start
-    offset = start
-    # (the words of another legal form are no sentence: "Lidl sp. z o.o. sp. k.")
-    forms = [(m.start(), m.end()) for m in legal_suffixes(text[:end])]
-    named = False  # a capitalised word and a particle right after it: "Institut für ..."
-    capital = False
-    for word in text[start:end].split():
-        offset = text.index(word, offset) + len(word)
-        bare = word.strip("().,:;")
-        if any(a < offset <= b for a, b in forms):
-            continue
-        # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG";
-        # small words after "für" are the name's: "Institut für betriebliches Entgelt...")
-        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES and not named:
-            position = offset
-        named = named or (capital and bare in _NAME_PARTICLES)
-        capital = bare[:1].isupper() and not word.endswith(".") and offset > position
-    while position < end and text[position] == " ":
-        position += 1
-    # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
-    return position if position < end else start
-
-
-_CONTINUED = "name continues from the line above"
-
-
-def _without_bracketed_number(value: str) -> str:
-    """`value` without a group in brackets at its end holding a digit ("(519537-X)") or two
-    words or more in small letters (a web page's link: "Tessan Direct (seller profile)")."""
-    if not value.endswith(")"):
-        return value
-    groups = list(BRACKETED.finditer(value))
-    last = groups[-1] if groups else None
-    if last is None or last.end() != len(value):
-        return value
-    inside = last.group(0).strip("()")
-    if not _RX1D.search(inside) and not (len(inside.split()) >= 2 and inside.islower()):
-        return value
-    return value[:last.start()].rstrip(" ,;:-") or value
-
-
-def _unclosed(text: str) -> bool:
-    """`text` opens a bracket it does not close."""
-    return text.count("(") > text.count(")")
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:
@@ -429,8 +306,7 @@ def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     customer_under_letterhead(ctx, language)
     ctx.legal_named = legal_named(doc, ctx.skip) | footer_named(doc, ctx.skip, ctx.registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
-    if _direct_debit().search(doc.folded):
-        ctx.persons |= _payers(doc, language)
+    ctx.persons |= payers(doc, language)
     ctx.language = language
     ctx.buyers = _buyers(doc, ctx.skip)
     # (the buyer's name stands again elsewhere, a delivery slip's "received by" at the foot)
@@ -448,7 +324,7 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         ctx.signed_by.add((line.index, seg_no))
         ctx.wanted.add(line.index)
         if last and segment.rstrip(" .!*").endswith(team):
-            team += _name_goes_on(ctx.doc, line)
+            team += name_goes_on(ctx.doc, line)
         segment = team
     elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
         ctx.noticed.add((line.index, seg_no))
@@ -491,19 +367,6 @@ def _before_title(segment: str, language: str) -> str:
                 and _TITLE_TAIL.fullmatch(folded, m.end())):
             return segment[:m.start()].rstrip(" -–|:") if m.start() >= 3 else segment
     return segment
-
-
-def _name_goes_on(doc: Doc, line: Line) -> str:
-    """The rest of a name a till slip's thanks breaks over two lines ("Thank you for
-    shopping at FUYI MINI" / "MARKET"): the next line when it is a few words without digits
-    naming a kind of business or a legal form; "" otherwise."""
-    if line.index + 1 >= len(doc.lines):
-        return ""
-    below = doc.lines[line.index + 1].text.strip()
-    if (len(below.split()) > 4 or any(ch.isdigit() for ch in below)
-            or not (business_words().search(fold(below)) or legal_suffix(below))):
-        return ""
-    return " " + below
 
 
 def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
@@ -558,7 +421,7 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
     label = find_label(segment, language)
     if label is None:
         return segment
-    if label.kind == "sender" and _direct_debit_above(ctx.doc, line):
+    if label.kind == "sender" and direct_debit_above(ctx.doc, line):
         return label.rest  # "Account name JANE SMITH" under "Direct Debit": the payer's
     marks = ctx.sold_by if label.kind == "sender" else ctx.operated_by
     if label.rest and not label_only(label.rest):
@@ -578,30 +441,6 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
             ctx.wanted.add(below.index)
             break
     return ""
-
-
-@functools.cache
-def _direct_debit() -> re.Pattern[str]:
-    return re.compile(alternation(common()["direct_debit_words"]))
-
-
-def _payers(doc: Doc, language: str) -> set[str]:
-    """The key()s of the names after a seller's label ("Account name") under a direct debit:
-    the customer's, wherever else they stand."""
-    out: set[str] = set()
-    debits = [line.index for line in doc.lines if _direct_debit().search(line.folded)]
-    for index in dict.fromkeys(i for d in debits for i in range(d, d + 4)):
-        label = find_label(doc.lines[index].text, language) if index < len(doc.lines) else None
-        if label is not None and label.kind == "sender" and len(key(label.rest)) >= 4:
-            out.add(key(label.rest))
-    return out
-
-
-def _direct_debit_above(doc: Doc, line: Line) -> bool:
-    """A direct debit is named on `line` or the three above it: the account that follows is
-    the one the bill is debited from, the customer's."""
-    return any(_direct_debit().search(above.folded)
-               for above in doc.lines[max(0, line.index - 3):line.index + 1])
 
 
 def issuer_confidence(cands: list[IssuerCandidate]) -> float:

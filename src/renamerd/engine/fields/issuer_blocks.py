@@ -2,7 +2,8 @@
 (fields/issuer.py): the recipient's blocks ("Bill to", "Rechnungsempfänger", the address
 window under a DIN sender line), the sender line above that window (with dots or with
 commas), a seller's label stacked over a buyer's ("Sprzedawca" / "Nabywca"), the payee of a
-remittance slip, and a customer printed right under the title. Pure.
+remittance slip, a customer printed right under the title, and the payer of a direct debit.
+Pure.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from renamerd.engine.fields.columns import opens_with_known_label
 from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
-from renamerd.engine.fields.issuer_scores import Page
+from renamerd.engine.fields.issuer_scores import Page, key
 from renamerd.engine.fields.names import legal_suffix
 from renamerd.engine.fields.places import POSTCODE
-from renamerd.engine.lexicon import alternation, fold, load
+from renamerd.engine.lexicon import alternation, common, fold, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
@@ -205,3 +206,30 @@ def customer_under_letterhead(ctx: Page, language: str) -> None:
                 and not opens_with_known_label(name.text) and ":" not in name.text):
             ctx.skip.add(name.index)
         return
+
+
+@functools.cache
+def _direct_debit() -> re.Pattern[str]:
+    """A direct debit's words in every lexicon language (`direct_debit_words`)."""
+    return re.compile(alternation(common()["direct_debit_words"]))
+
+
+def payers(doc: Doc, language: str) -> set[str]:
+    """The key()s of the names after a seller's label ("Account name") under a direct debit:
+    the customer's, wherever else they stand."""
+    out: set[str] = set()
+    if not _direct_debit().search(doc.folded):
+        return out  # (the quick test)
+    debits = [line.index for line in doc.lines if _direct_debit().search(line.folded)]
+    for index in dict.fromkeys(i for d in debits for i in range(d, d + 4)):
+        label = find_label(doc.lines[index].text, language) if index < len(doc.lines) else None
+        if label is not None and label.kind == "sender" and len(key(label.rest)) >= 4:
+            out.add(key(label.rest))
+    return out
+
+
+def direct_debit_above(doc: Doc, line: Line) -> bool:
+    """A direct debit is named on `line` or the three above it: the account that follows is
+    the one the bill is debited from, the customer's."""
+    return any(_direct_debit().search(above.folded)
+               for above in doc.lines[max(0, line.index - 3):line.index + 1])

@@ -1,0 +1,167 @@
+"""How far an issuer's name goes: on its line (from after the last small word before its legal
+form, without a registration number in brackets at its end) and onto the lines around it (the
+line above when only the kind of business and the form are left, the line below when it is a
+lone form or the name ends in "&" or a joining word, a thanks broken over two lines). Pure;
+used by fields/issuer.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page
+from renamerd.engine.fields.names import (
+    address_words,
+    business_words,
+    legal_suffix,
+    legal_suffixes,
+    letters_ratio,
+)
+from renamerd.engine.fields.places import POSTCODE, address
+from renamerd.engine.lexicon import fold
+
+#: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of")
+_JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "voor",
+                  "di", "del", "y", "e")
+_JOINED_END = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", re.I)
+#: the last characters of those (a quick test before the search)
+_JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
+
+_RX1D = re.compile(r"\d")
+
+
+def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
+                seg_no: int, segments: int,
+                reasons: list[str]) -> tuple[str, re.Match[str] | None]:
+    """The name's text and legal form: with a legal form, from the last ": " or ", " before
+    it to its end, preceded by the line above when only the form or the kind of business
+    is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
+    the next line when that is a lone legal form or the name ends in "&"."""
+    doc, n = ctx.doc, len(ctx.doc.lines)
+    if suffix and suffix.start() == 0 and suffix.group(0).strip() in PREFIX_FORMS \
+            and text[suffix.end():].strip():
+        return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
+    if suffix:
+        head = text[:suffix.start()]
+        # (a comma right before the form belongs to the name: "Amazon Web Services, Inc.")
+        bare = head.rstrip()
+        bare = bare[:-1] if bare.endswith(",") else head
+        cut = max(bare.rfind(": "), bare.rfind(", "))
+        start = cut + 2 if cut >= 0 else 0
+        start = after_lower_case_words(text, start, suffix.start())
+        text = text[start:suffix.end()]
+        prev = doc.lines[line.index - 1] if line.index > 0 else None
+        if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
+                and unclosed(prev.text) and text.count(")") > text.count("(")):
+            reasons.append(CONTINUED)  # "ACME ENTERPRISE (SETIA" / "ALAM) SDN BHD"
+            return f"{prev.text} {text}", suffix
+        short = all(len(w.strip("().,")) <= 3 for w in text[:suffix.start()].split())
+        # only the kind of business before the form ("RESTAURANT SDN BHD"): the name is above
+        # (one name word is a name: "AEON CO. (M) BHD" under "Welcome" stays as it is)
+        head = fold(text[:suffix.start()])
+        short = short or (business_words().search(head) is not None
+                          and not LETTER_RUN.search(business_words().sub(" ", head)))
+        if (seg_no == 0 and short and prev is not None
+                and prev.index not in ctx.skip and plausible_name_line(prev, ctx.vocab)
+                and legal_suffix(prev.text) is None):
+            text = f"{prev.text} {text}"
+            reasons.append(CONTINUED)
+        return text, suffix
+    if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
+        nxt = doc.lines[line.index + 1]
+        nxt_text = ctx.fixed_line(nxt.index)
+        sm = legal_suffix(nxt_text)
+        if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
+                and not ctx.registration.search(nxt.folded)):
+            text = f"{text} {nxt_text[:sm.end()]}"
+            return text, legal_suffix(text)
+        # (a text ending in "&" or a joining word ends in one of these: tested first, for
+        # speed)
+        if (text.rstrip()[-1:] in _JOINING_ENDS and _JOINED_END.search(text)
+                and plausible_name_line(nxt, ctx.vocab)):
+            text = f"{text} {nxt.text}"
+    return text, suffix
+
+
+#: legal forms written before the name (Indonesia, Korea)
+PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사"})
+
+#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
+_NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
+                             "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
+                             "für", "i", "og", "och", "ve", "a", "&"})
+
+
+def after_lower_case_words(text: str, start: int, end: int) -> int:
+    """Where the name before a legal form (at `end`) starts, from `start`: after the last
+    lower-case word that is no name particle ("Operated by Kingsley Software Inc.",
+    "Geëxploiteerd door Meijer B.V.": the name starts after "by", "door")."""
+    position = start
+    offset = start
+    # (the words of another legal form are no sentence: "Lidl sp. z o.o. sp. k.")
+    forms = [(m.start(), m.end()) for m in legal_suffixes(text[:end])]
+    named = False  # a capitalised word and a particle right after it: "Institut für ..."
+    capital = False
+    for word in text[start:end].split():
+        offset = text.index(word, offset) + len(word)
+        bare = word.strip("().,:;")
+        if any(a < offset <= b for a, b in forms):
+            continue
+        # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG";
+        # small words after "für" are the name's: "Institut für betriebliches Entgelt...")
+        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES and not named:
+            position = offset
+        named = named or (capital and bare in _NAME_PARTICLES)
+        capital = bare[:1].isupper() and not word.endswith(".") and offset > position
+    while position < end and text[position] == " ":
+        position += 1
+    # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
+    return position if position < end else start
+
+
+CONTINUED = "name continues from the line above"
+
+
+def without_bracketed_number(value: str) -> str:
+    """`value` without a group in brackets at its end holding a digit ("(519537-X)") or two
+    words or more in small letters (a web page's link: "Tessan Direct (seller profile)")."""
+    if not value.endswith(")"):
+        return value
+    groups = list(BRACKETED.finditer(value))
+    last = groups[-1] if groups else None
+    if last is None or last.end() != len(value):
+        return value
+    inside = last.group(0).strip("()")
+    if not _RX1D.search(inside) and not (len(inside.split()) >= 2 and inside.islower()):
+        return value
+    return value[:last.start()].rstrip(" ,;:-") or value
+
+
+def unclosed(text: str) -> bool:
+    """`text` opens a bracket it does not close."""
+    return text.count("(") > text.count(")")
+
+
+def plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
+    text = line.text
+    words = [w for w in text.split() if w[:1].isalpha()]
+    if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
+        return False
+    return (letters_ratio(text) >= 0.7 and sum(map(str.isdigit, text)) <= 2
+            and not vocab.search(line.folded) and not address(text)
+            and not address_words().search(text) and not POSTCODE.search(text)
+            and len(text) <= 60 and sum(map(str.isalpha, text)) >= 4)
+
+
+def name_goes_on(doc: Doc, line: Line) -> str:
+    """The rest of a name a till slip's thanks breaks over two lines ("Thank you for
+    shopping at FUYI MINI" / "MARKET"): the next line when it is a few words without digits
+    naming a kind of business or a legal form; "" otherwise."""
+    if line.index + 1 >= len(doc.lines):
+        return ""
+    below = doc.lines[line.index + 1].text.strip()
+    if (len(below.split()) > 4 or any(ch.isdigit() for ch in below)
+            or not (business_words().search(fold(below)) or legal_suffix(below))):
+        return ""
+    return " " + below
