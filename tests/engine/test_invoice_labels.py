@@ -1051,3 +1051,22 @@ def test_an_italian_commercial_documents_number_is_read() -> None:
     slip = ("LIBRERIA PORTICO\nAscoli Piceno\nDOCUMENTO COMMERCIALE\ndi vendita o prestazione\n"
             "LIBRO 18,00\nTOTALE COMPLESSIVO 18,00\n11/02/20 15:05 DOC.N.0929-0021\n")
     assert extract([slip]).values["invoice_number"] == "0929-0021"
+
+
+@pytest.mark.parametrize("label", ["Invoice# ", "INVOICE# : "])
+def test_an_invoice_sign_touching_its_word_is_the_numbers_label(label: str) -> None:
+    # Zoho Books prints "Invoice# SIPL/26-27/G29"; the shop's and the house's "No" are an
+    # address's, PAN and TAN a tax office's
+    page = ("SPEEDOBITS INTERNET PRIVATE LIMITED\n"
+            "Shop No : 204, Jasal Complex, Opp. Sterling Hospital\nPan No: AAACZ4322M\n"
+            "Tan No: CHEZ03229C\nTAX INVOICE\n"
+            f"{label}SIPL/26-27/G29\nBalance Due\n6,254.00\nInvoice Date : 06/04/2026\n"
+            "Bill To\nH No.4-49/2, Vattinagulapally, Sy.No. 237\n")
+    assert extract([page]).values["invoice_number"] == "SIPL/26-27/G29"
+
+
+@pytest.mark.parametrize("line", ["Shop No : 204, Jasal Complex", "H No.4-49/2, Vattinagulapally",
+                                  "Pan No: AAACZ4322M"])
+def test_a_shops_a_houses_or_a_tax_offices_number_is_no_invoices(line: str) -> None:
+    page = f"RAJ TRADERS\n{line}\nTAX INVOICE\nInvoice Date : 06/04/2026\nTotal 600.00\n"
+    assert "invoice_number" not in extract([page]).values

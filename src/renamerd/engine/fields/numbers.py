@@ -86,8 +86,9 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], 
                 orders.add(fold(p))
     # (a label ending in "#" may touch its number: "Receipt #2931", which the whole-word
     # alternation would not match)
-    hashed = sorted((p for p in strong | weak | orders if p.endswith("#")), key=len,
-                    reverse=True)
+    # (and "Invoice#" for "Invoice #": the blank before the sign dropped)
+    hashed = sorted({v for p in strong | weak | orders if p.endswith("#")
+                     for v in (p, p.replace(" #", "#"))}, key=len, reverse=True)
     touching = r"|(?<!\w)(?:" + "|".join(map(re.escape, hashed)) + ")" if hashed else ""
     pattern = re.compile(alternation(strong | weak | other | orders) + touching)
     return pattern, strong, weak, orders
@@ -120,6 +121,13 @@ def _inside_date_label(folded: str, label: re.Match[str], language: str) -> bool
                                        label.end() + longest))
 
 
+def _spaced_sign(label: str) -> str:
+    """A label's sign written apart, as the lexicon has it ("invoice#" -> "invoice #")."""
+    if label.endswith("#") and not label.endswith(" #"):
+        return label[:-1] + " #"
+    return label
+
+
 def invoice_number_label_at_end(text: str, language: str) -> bool:
     """`text` (folded) ends with a specific invoice-number label and a value after it
     ("facture n° 562044387 ", "invoice no. a-17 "), or it is a weaker one and a value, all
@@ -127,7 +135,7 @@ def invoice_number_label_at_end(text: str, language: str) -> bool:
     pattern, strong, weak, _orders = _number_labels(language)
     tail = text[-60:]
     for m in pattern.finditer(tail):
-        label = _RX0.sub(" ", m.group(0))
+        label = _spaced_sign(_RX0.sub(" ", m.group(0)))
         if label not in strong and not (m.start() == 0 and len(tail) == len(text)
                                         and label in weak):
             continue
@@ -160,7 +168,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     for line in doc.lines:
         address: bool | None = None  # (the line is an address: found once, when needed)
         for m in pattern.finditer(line.folded):
-            label = _RX0.sub(" ", m.group(0))
+            label = _spaced_sign(_RX0.sub(" ", m.group(0)))
             if label not in strong and label not in weak and label not in orders:
                 continue
             if _inside_date_label(line.folded, m, language):
