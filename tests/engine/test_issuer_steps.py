@@ -259,3 +259,25 @@ def test_a_recipients_label_between_a_tables_bars_opens_its_block() -> None:
             "Razão Social: | SINAL CONSTRUTORA LTDA\nCNPJ/CPF: 33811381000148\n"
             "Total: 102.850,00\n")
     assert extract([bill]).values["issuer"] == "Maquinas Tatu Locações"
+
+
+def test_a_turkish_e_archive_invoices_seller_is_its_long_legal_name() -> None:
+    # the customer after "SAYIN" first, the portal's "Özelleştirme No" and "Senaryo" fields,
+    # then the seller's name broken before its form, eight words and the form
+    page = ("SAYIN\nİLAYDA SARIDEDE\nKörfez mah. Yosun sok. No:6/12 İzmit/Kocaeli\n"
+            "Vergi Dairesi: TEPECİK VERGİ DAİRESİ\nTCKN: 51106807222\nÖzelleştirme No: TR1.2\n"
+            "Senaryo: EARSIVFATURA\nFatura Tipi: SATIS\nFatura No: GIB2023000000008\n"
+            "Fatura Tarihi: 23-02-2023 13:47\n"
+            "İBER ENDÜSTRİYEL İTHALAT İHRACAT VE TİCARET\nLİMİTED ŞİRKETİ\n"
+            "Kapı No: 4\n/ Mersin / Türkiye\nVergi Dairesi: URAY VERGİ DAİRESİ MÜD.\n"
+            "VKN: 4691226680 e-Arşiv Fatura\n")
+    assert extract([page]).values["issuer"] == (
+        "İBER ENDÜSTRİYEL İTHALAT İHRACAT VE TİCARET LİMİTED ŞİRKETİ")
+
+
+def test_a_legal_form_broken_over_two_lines_is_read_whole() -> None:
+    page = ("Fecha de Emisión:\nORIGINAL\nST SURFING RESERVATIONS SOCIEDAD\n"
+            "DE RESPONSABILIDAD LIMITADA\n40 965 Piso:2 - La Plata, Buenos Aires\n"
+            "Punto de Venta: Comp. Nro:00002 00000068\nFACTURA\n05/07/2026\n")
+    assert extract([page]).values["issuer"] == (
+        "ST SURFING RESERVATIONS SOCIEDAD DE RESPONSABILIDAD LIMITADA")

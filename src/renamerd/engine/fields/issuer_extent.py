@@ -37,7 +37,8 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
     """The name's text and legal form: with a legal form, from the last ": " or ", " before
     it to its end, preceded by the line above when only the form or the kind of business
     is left ("RESTAURANT SDN BHD" under "LIAN CHI VEGETARIAN"); without one, followed by
-    the next line when that is a lone legal form or the name ends in "&"."""
+    the next line when that is a lone legal form or ends the form begun ("... SOCIEDAD" /
+    "DE RESPONSABILIDAD LIMITADA"), or the name ends in "&"."""
     doc, n = ctx.doc, len(ctx.doc.lines)
     if suffix and suffix.start() == 0 and suffix.group(0).strip() in PREFIX_FORMS \
             and text[suffix.end():].strip():
@@ -76,6 +77,13 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
                 and not ctx.registration.search(nxt.folded)):
             text = f"{text} {nxt_text[:sm.end()]}"
             return text, legal_suffix(text)
+        joined = f"{text} {nxt_text}"
+        sm = legal_suffix(joined)
+        if (sm is not None and sm.start() < len(text) < sm.end()
+                and sm.end() >= len(joined.rstrip(" .,;"))):
+            # a legal form broken over two lines ("... SOCIEDAD" / "DE RESPONSABILIDAD
+            # LIMITADA")
+            return joined[:sm.end()], sm
         # (a text ending in "&" or a joining word ends in one of these: tested first, for
         # speed)
         if (text.rstrip()[-1:] in _JOINING_ENDS and _JOINED_END.search(text)

@@ -246,6 +246,13 @@ def after_penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | No
     return score
 
 
+def _form_words(value: str, suffix: re.Match[str] | None) -> int:
+    """How many words the legal form ending `value` has (0 without one)."""
+    if suffix is None or not value.endswith(suffix.group(0).strip()):
+        return 0
+    return len(suffix.group(0).split())
+
+
 def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, line: Line,
                reasons: list[str]) -> Iterator[float]:
     """The cost of each thing that speaks against `value`, in _after_penalties' order (each
@@ -265,8 +272,9 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
         yield 3.0
     if sum(map(str.isdigit, value)) > 3 and not BRAND_NUMBER.fullmatch(value):
         yield 1.5
-    # (a branch in brackets, "(SETIA ALAM)", is no sentence)
-    if len(BRACKETED.sub(" ", value).split()) > 7:
+    # (a branch in brackets, "(SETIA ALAM)", is no sentence; nor is a long legal form,
+    # "... SANAYİ VE TİCARET LİMİTED ŞİRKETİ", "Sociedad de Responsabilidad Limitada")
+    if len(BRACKETED.sub(" ", value).split()) - _form_words(value, suffix) > 7:
         yield 2.0
     if value[-1:] in ".!" and len(split) >= 3 and not suffix:
         yield 2.5
