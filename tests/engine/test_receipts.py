@@ -575,3 +575,44 @@ def test_a_title_with_its_number_run_into_it_names_the_type() -> None:
     page = ("ATTENSAM\nWien,11.08.2026\nKundennummer/Vertragsnummer\n1001371/ATT500347000\n"
             "RECHNUNG25777/10013710826KST606/4410\nNettowert 130,44\nGesamtsumme 156,53\n")
     assert extract([page]).values["document_type"] == "invoice"
+
+
+@pytest.mark.parametrize("slip", [
+    # a Finnish till roll: its loyalty card, a bottle deposit and the card terminal's heading
+    ("K-market Töölöntori\nTykistönkatu 7, 00260 Helsinki\nY-tunnus: 3454352-1\n"
+     "K002 M062265/8023 18.37\n1.1.2026\nFanta Sitruuna Zero 0,51\n2,19\n"
+     "Pullopantti KMP 0,20\n0,20\nYHTEENSÄ\n2,39\nKANTA-ASIAKAS\nKORTTI: 7674\n"
+     "CARD TRANSACTION\nVisa Credit\n"),
+    # an Italian butcher's slip: cash and a time
+    ("MACELLERIA\nLA IMPERIALE SNC\nVIA MARSALA, 97\nMANCIANO (GR)\nREPARTO_1\nTOTALE EURO\n"
+     "CONTANTE\nGRAZIE\n50,00\n03-05-2018\n21:28\n"),
+    # a French restaurant's bill: its covers and its thanks for the visit
+    ("THÔLE . 14\n1 COUV. CEDRIC\nHOEGAARDEN 25CL 4.30\nTOTAL 19.40\nTANTE LUCIE\n"
+     "38 QUAI DUPERRE\n17000 - LA ROCHELLE\nDIMANCHE 10-03-2019 13:34:28\n"
+     "PRIX NETS en EURO - MERCI DE VOTRE VISITE\n"),
+    # a fuel station's card slip: its small print's "agreement" is no contract
+    ("SPEEDWAY\nLouisville KY\nTRAN# : 7723159\n3/2/2020\n9:47 AM\nRegular Unleaded\n"
+     "TOTAL\n$18.62\nDebit\nTERM: 01\nTRANS TYPE:\nENTRY METHOD: Chip\n"
+     "Cardholder agrees to\npay to issuer total\ncharges per the\nagreement between\n"
+     "cardholder & issuer\n"),
+])
+def test_a_till_slip_without_a_type_word_is_a_receipt_by_its_till_words(slip: str) -> None:
+    assert extract([slip]).values["document_type"] == "receipt"
+
+
+def test_a_savings_banks_name_is_no_till() -> None:
+    page = ("Banque et Caisse d'Epargne de l'Etat\nDécompte\nOpération du 12/03/2025 14:05\n"
+            "Montant 1.250,00 EUR\n")
+    assert extract([page]).values["document_type"] != "receipt"
+
+
+@pytest.mark.parametrize(("line", "number"), [
+    ("TRAN# : 7723159", "7723159"),
+    ("REG#11 TRN#3591 CSHR#0000096", "3591"),
+    ("Kvitt: 151860", "151860"),
+])
+def test_a_till_transactions_number_is_the_receipts(line: str, number: str) -> None:
+    slip = (f"KIWI 277 Holt Vestvollen\nSalgskvittering\nORG.NR. 937 846 231 MVA\n"
+            f"Foretaksregisteret\n05.09.18 19:23\n{line}\nKasse: 002\nSum 2 varer\n34,41\n"
+            "Mva% Grunnlag Mva Totalt\nVELKOMMEN TILBAKE\n")
+    assert extract([slip]).values["invoice_number"] == number
