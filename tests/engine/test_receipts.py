@@ -616,3 +616,20 @@ def test_a_till_transactions_number_is_the_receipts(line: str, number: str) -> N
             f"Foretaksregisteret\n05.09.18 19:23\n{line}\nKasse: 002\nSum 2 varer\n34,41\n"
             "Mva% Grunnlag Mva Totalt\nVELKOMMEN TILBAKE\n")
     assert extract([slip]).values["invoice_number"] == number
+
+
+def test_due_on_receipt_is_a_payment_term_not_a_receipt() -> None:
+    page = ("SPEEDOBITS INTERNET PRIVATE LIMITED\nRajkot Gujarat 360007\nGSTIN 24ABDCS7989K1ZK\n"
+            "Invoice Date : 06/04/2026\nTerms : Due on Receipt\nDue Date : 06/04/2026\n"
+            "Balance Due 6,254.00\n")
+    assert extract([page]).values["document_type"] == "invoice"
+
+
+def test_an_invoices_qty_column_and_printing_time_make_no_till_slip() -> None:
+    page = ("Viridian International Ltd\nUnit 15 - 17 High March\nDaventry\n"
+            "Customer Name & Address Delivery Address INVOICE COPY\nBeanfreaks Ltd\n"
+            "Invoice Date: 27/11/2025\nInvoice No: 455863\n"
+            "Qty Code Description Trade Price Line Total VAT%\n"
+            "1.00 0310 Calcium & Vitamin D3 12.69 12.69 20.00\n"
+            "VAT Registration No: GB738632315 Printed: Tuesday, 27/01/2026 (13:06)\n")
+    assert extract([page]).values["document_type"] == "invoice"

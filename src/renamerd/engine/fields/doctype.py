@@ -30,6 +30,9 @@ PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "p
 #: "Order No.", "Bestell-Datum"): a reference, not this document's type
 _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha)"
                         r"(?![^\W\d_])")
+#: "receipt" meaning the goods' or the bill's arrival, a payment term ("Due on Receipt",
+#: "payable upon receipt", "date of receipt"): no type
+_ARRIVAL = re.compile(r"(?:\b(?:on|upon|after|of)\s+)$")
 #: a type word heading a column of amounts ("Belastung in EUR | Gutschrift in EUR"), no title
 _AMOUNT_COLUMN = re.compile(r"\s*(?:in\s+)?\(?(?:eur|€|chf|usd|gbp|sek|nok|dkk|pln|czk)\)?(?!\w)")
 #: a title written letter-spaced ("W A R E N R E C H N U N G", "I N V O I C E")
@@ -201,6 +204,8 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
     for m in pattern.finditer(text):
         kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
         if heading_only and not heading:
+            continue
+        if m.group(0) == "receipt" and _ARRIVAL.search(text, max(0, m.start() - 8), m.start()):
             continue
         weight = _keyword_weight(m, text, heading, line.page)
         if first is not None and kind != first:
