@@ -1070,3 +1070,11 @@ def test_an_invoice_sign_touching_its_word_is_the_numbers_label(label: str) -> N
 def test_a_shops_a_houses_or_a_tax_offices_number_is_no_invoices(line: str) -> None:
     page = f"RAJ TRADERS\n{line}\nTAX INVOICE\nInvoice Date : 06/04/2026\nTotal 600.00\n"
     assert "invoice_number" not in extract([page]).values
+
+
+def test_a_number_sign_line_under_the_title_is_the_invoices_number() -> None:
+    # Zoho Invoice prints "# INV-000119" under "TAX INVOICE" and the seller's name
+    page = ("TAX INVOICE\nANALOG ECLIPSE\n\n# AETI2324/0119\n\nD-803, MALABAR COUNTY - 1,\n"
+            "Ahmedabad Gujarat 382481,\nBalance Due\n₹19,87,120.00\nBill To\nSILVER TOUCH LIMITED\n"
+            "Invoice Date : 29-03-2024\nTerms : Due on Receipt\n# Item & Description Qty Rate\n")
+    assert extract([page]).values["invoice_number"] == "AETI2324/0119"

@@ -208,11 +208,30 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if line.page > 1:
                 score -= 0.5
             out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
+    out.extend(_signed_lines(doc))
     # (a value printed under two labels is surer: a title's and a slip's, "NÚMERO: 788" and
     # "PROTOCOLO DE ENTREGA DA FATURA Nº: 788", beside a contract's "Nº 702")
     counts = Counter(c.value for c in out)
     out = [replace(c, score=c.score + REPEATED) if counts[c.value] > 1 else c for c in out]
     out.sort(key=lambda c: (-c.score, c.line.index))
+    return out
+
+
+#: a line that is a number sign and one code holding a digit ("# AETI2324/0119", as Zoho
+#: prints an invoice's number under its title)
+_SIGNED = re.compile(r"#\s?([A-Za-z0-9][A-Za-z0-9\-/._]{1,30}[A-Za-z0-9])\s*")
+#: how far down a page that line is its number
+_SIGNED_LINES = 10
+
+
+def _signed_lines(doc: Doc) -> list[NumberCandidate]:
+    """The number of a line near the top that is "#" and a code (see _SIGNED): scored as a
+    title's label."""
+    out = []
+    for line in doc.lines[:_SIGNED_LINES]:
+        m = _SIGNED.fullmatch(line.text) if line.text.startswith("#") else None
+        if m and any(ch.isdigit() for ch in m.group(1)) and not date_cell(m.group(1)):
+            out.append(NumberCandidate(m.group(1), line, TITLE_SCORE, "#"))
     return out
 
 
