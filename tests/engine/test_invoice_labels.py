@@ -1078,3 +1078,13 @@ def test_a_number_sign_line_under_the_title_is_the_invoices_number() -> None:
             "Ahmedabad Gujarat 382481,\nBalance Due\n₹19,87,120.00\nBill To\nSILVER TOUCH LIMITED\n"
             "Invoice Date : 29-03-2024\nTerms : Due on Receipt\n# Item & Description Qty Rate\n")
     assert extract([page]).values["invoice_number"] == "AETI2324/0119"
+
+
+@pytest.mark.parametrize("title", ["FACTURAC", "FACTURAA", "FACTURA B"])
+def test_an_argentine_invoices_class_letter_beside_its_title_is_an_invoice(title: str) -> None:
+    # AFIP's layout: the class letter in a box beside "FACTURA", a text layer glues them
+    page = ("Fecha de Emisión:\nORIGINAL\nLUBENFELD DAMIAN ALEJANDRO\n"
+            "Período Facturado Desde: Hasta: Fecha de Vto. para el pago:\n"
+            "01/07/2026 01/07/2026 01/07/2026\nPunto de Venta: Comp. Nro:00003 00000105\n"
+            f"Razón Social:\nLUBENFELD DAMIAN ALEJANDRO\n{title}\nCOD. 011\n")
+    assert extract([page]).values["document_type"] == "invoice"
