@@ -281,3 +281,15 @@ def test_a_legal_form_broken_over_two_lines_is_read_whole() -> None:
             "Punto de Venta: Comp. Nro:00002 00000068\nFACTURA\n05/07/2026\n")
     assert extract([page]).values["issuer"] == (
         "ST SURFING RESERVATIONS SOCIEDAD DE RESPONSABILIDAD LIMITADA")
+
+
+def test_a_two_letter_form_inside_a_capitalised_phrase_is_a_word_of_it() -> None:
+    # Portuguese "DA" (of the) is also Norway's form "DA"; "SA au capital de" stays a form
+    page = ("DOCUMENTO AUXILIAR DA NOTA FISCAL FATURA DE SERVIÇOS DE COMUNICAÇÃO ELETRÔNICA\n"
+            "NOME: TELCABLES BRASIL LTDA FILIAL SAO PAULO\nENDEREÇO: Rua Irma Gabriela, Nº 51\n"
+            "CEP: 04.571-130, Sao Paulo - SP\nCPF/CNPJ: 20.609.743/0004-13\n"
+            "NOTA FISCAL FATURA: 114\nDATA DE EMISSÃO: 10/11/2025\n")
+    assert extract([page]).values["issuer"] == "TELCABLES BRASIL LTDA"
+    letter = ("Facture du 14/03/2024\nN° de facture : 10012345678\nMontant à payer 84,32 € TTC\n"
+              "Électricité Nordique - SA au capital de 1 944 148 008 euros - RCS Paris 552 081 317")
+    assert extract([letter]).values["issuer"] == "Électricité Nordique SA"

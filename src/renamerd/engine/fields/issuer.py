@@ -163,6 +163,8 @@ def _domains(doc: Doc) -> list[str]:
 
 
 _KEY_LINES = re.compile(r"[^0-9a-z\n]+")
+#: a word going on after a two-letter legal form, which is then a word of a phrase
+_WORD_AFTER = re.compile(r" ([^\W\d_]{2,})(?: |$)")
 
 
 def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
@@ -178,6 +180,12 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
             or mail_header(cut)):
         return None
     suffix = legal_suffix(cut)
+    if (suffix is not None and len(suffix.group(0).strip(". ")) <= 2
+            and suffix.group(0).isupper()
+            and (after := _WORD_AFTER.match(cut, suffix.end())) and after.group(1).isupper()):
+        # a word of a phrase in capitals: "DOCUMENTO AUXILIAR DA NOTA FISCAL" ("DA": of the;
+        # but "SA au capital de", "Oy Puhelin": a form, a column's word after it)
+        suffix = None
     if line.index not in ctx.wanted and not suffix:
         return None
     reasons: list[str] = []
