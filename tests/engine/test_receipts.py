@@ -633,3 +633,9 @@ def test_an_invoices_qty_column_and_printing_time_make_no_till_slip() -> None:
             "1.00 0310 Calcium & Vitamin D3 12.69 12.69 20.00\n"
             "VAT Registration No: GB738632315 Printed: Tuesday, 27/01/2026 (13:06)\n")
     assert extract([page]).values["document_type"] == "invoice"
+
+
+@pytest.mark.parametrize("text", ["$ 18.79", "518 Main Street"])
+def test_a_price_or_a_number_is_no_misread_sdn_bhd(text: str) -> None:
+    # "S/B" (Sdn Bhd) misread as "$/B" or "5/B", not "$ 18" of a price
+    assert fix_ocr_suffixes(text) == text
