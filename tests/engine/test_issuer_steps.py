@@ -293,3 +293,13 @@ def test_a_two_letter_form_inside_a_capitalised_phrase_is_a_word_of_it() -> None
     letter = ("Facture du 14/03/2024\nN° de facture : 10012345678\nMontant à payer 84,32 € TTC\n"
               "Électricité Nordique - SA au capital de 1 944 148 008 euros - RCS Paris 552 081 317")
     assert extract([letter]).values["issuer"] == "Électricité Nordique SA"
+
+
+@pytest.mark.parametrize(("head", "name"), [
+    ("Barnes & Noble Booksellers #2937", "Barnes & Noble Booksellers"),
+    ("Pilot #048", "Pilot"),
+])
+def test_a_stores_number_after_a_sign_is_no_part_of_its_name(head: str, name: str) -> None:
+    slip = (f"{head}\nI-65 Exit 86\nGlendale KY 42740\nInvoice #\n95472\nDate\n03/02/19\n"
+            "Time\n14:59\nUnleaded\n$ 18.79\nTotal Sale\n$ 18.79\n")
+    assert extract([slip]).values["issuer"] == name

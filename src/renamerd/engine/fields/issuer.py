@@ -268,7 +268,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        bare = without_phone(_despaced(BRACKETED.sub(_blank_if_digits, ln.text)))
+        bare = without_branch(without_phone(_despaced(BRACKETED.sub(_blank_if_digits,
+                                                                    ln.text))))
         if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
     candidates: list[IssuerCandidate] = []

@@ -305,7 +305,9 @@ def without_department(value: str) -> str:
 _BRANCH_AT_END = re.compile(
     r"(?:\s*[-–,]\s*|\s+)(?:branch|store|filiaal|filiale|filial|fil\.|succursale|sucursal|tienda|"
     r"loja|negozio|magasin|oddzia[lł]|pobočka|warehouse)\s*(?:no\.?|nr\.?|n[°º]|#)?\s*"
-    r"[:#]?\s*\d{1,5}$", re.I)
+    r"[:#]?\s*\d{1,5}$"
+    # a store's number after a sign ("Barnes & Noble Booksellers #2937", "Pilot #048")
+    r"|\s+#\s?\d{1,5}$", re.I)
 
 
 #: a phone number ending a name's line ("Longos 905-209-7655", "ACME Tel. +49 30 1234567")
@@ -323,7 +325,7 @@ def without_phone(value: str) -> str:
 
 def without_branch(value: str) -> str:
     """`value` without a branch's word and number at its end ("ALBERT HEIJN FILIAAL 1427" ->
-    "ALBERT HEIJN"); `value` itself when less than three characters would be left. Pure."""
+    "ALBERT HEIJN") or a store's number after "#"; `value` itself when less than three characters would be left. Pure."""
     return _without_end(value, _BRANCH_AT_END)
 
 
