@@ -303,3 +303,10 @@ def test_a_stores_number_after_a_sign_is_no_part_of_its_name(head: str, name: st
     slip = (f"{head}\nI-65 Exit 86\nGlendale KY 42740\nInvoice #\n95472\nDate\n03/02/19\n"
             "Time\n14:59\nUnleaded\n$ 18.79\nTotal Sale\n$ 18.79\n")
     assert extract([slip]).values["issuer"] == name
+
+
+def test_kg_after_per_is_a_unit_not_a_legal_form() -> None:
+    slip = ("MENY\nSalgskvittering\nMENY GYSTADMARKA\nORG.NR. 977 571 340 MVA\n"
+            "Henrik Bulls veg 100\n18.09.18 13:44\nKvitt: 23584\n15%\n22,41\n"
+            "MANDLER LØSVEKT PR.KG.\n0,270kg x kr 83,00\nSum 2 varer\n34,41\n")
+    assert extract([slip]).values["issuer"] in ("MENY", "MENY GYSTADMARKA")

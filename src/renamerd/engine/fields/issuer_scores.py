@@ -131,6 +131,10 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     return len(words) >= 2 and all(w.strip(".:,") in never_names() for w in words)
 
 
+#: what comes before a unit ("PR.KG", "per KG", "0,270KG")
+_PER_UNIT = re.compile(r"(?:\b(?:pr|per)\.?\s*|\d\s*)$", re.I)
+
+
 def weak_suffix(suffix: re.Match[str], value: str) -> bool:
     """A two-letter form ("SE", "AG", "SA") in an address line is a word of the address (after
     a comma, a state's or a province's code: "Edmonton, AB"); in a unit ("€/KG") or after a
@@ -141,7 +145,8 @@ def weak_suffix(suffix: re.Match[str], value: str) -> bool:
     before = value[:-len(form)] if value.endswith(form) else value
     words = fold(before).split()
     # (after a comma: a state, province or canton, "Edmonton, AB", "Baden, AG")
-    return (before.endswith(("/", ", ")) or bool(words) and all(w in never_names() for w in words)
+    return (before.endswith(("/", ", ")) or _PER_UNIT.search(before) is not None
+            or bool(words) and all(w in never_names() for w in words)
             or bool(address_words().search(value) or address(value)))
 
 
