@@ -174,3 +174,20 @@ def test_an_invoice_number_with_its_financial_year_is_read_under_its_label() -> 
     values = extract([page]).values
     assert values["invoice_number"] == "26-27/1979"
     assert str(values["date"]) == "2026-10-02"
+
+
+def test_an_address_line_between_a_labels_row_and_its_values_row() -> None:
+    # Meesho's label: the customer's address column runs between the rows
+    lines = ["Purchase Order No. Invoice No. Order Date Invoice Date",
+             "Mahadeb Nagar, West Bengal, 742202, Place of Supply:",
+             "259174160814544384 fleup261308 28.02.2026 28.02.2026"]
+    assert pair_header_rows(lines) == [
+        "Mahadeb Nagar, West Bengal, 742202, Place of Supply:",
+        "Purchase Order No: 259174160814544384", "Invoice No: fleup261308",
+        "Order Date: 28.02.2026", "Invoice Date: 28.02.2026"]
+
+
+def test_an_address_line_between_rows_whose_values_do_not_all_pair_stays() -> None:
+    lines = ["Invoice No. Invoice Date", "12 High Street, Leeds LS1 4AB",
+             "4471 28.02.2026 Extra words 77"]
+    assert pair_header_rows(lines) == lines

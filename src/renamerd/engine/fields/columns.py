@@ -96,9 +96,11 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             i += 2
             continue
         # (a line of words between the rows: the name of a column beside them, "Invoice No.
-        # Dated" / "Mateshwari Mines and Minerals" / "222/26-27 29-Jun-26")
-        if (i + 2 < n and not any(map(str.isdigit, lines[i + 1]))
-                and (paired := _pair_spaced_row(lines[i], lines[i + 2]))):
+        # Dated" / "Mateshwari Mines and Minerals" / "222/26-27 29-Jun-26"; one with digits, an
+        # address, when every value of the row below pairs with a label)
+        if (i + 2 < n and (paired := _pair_spaced_row(lines[i], lines[i + 2]))
+                and (not any(map(str.isdigit, lines[i + 1]))
+                     or _all_paired(paired, lines[i + 2]))):
             out.append(lines[i + 1])
             out.extend(paired)
             i += 3
@@ -106,6 +108,13 @@ def pair_header_rows(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+def _all_paired(paired: list[str], cells: str) -> bool:
+    """Every value of the row `cells`, three at least, is in a "label: value" line of
+    `paired`, in order."""
+    values = [line.split(": ", 1)[1] for line in paired if ": " in line]
+    return len(values) >= 3 and " ".join(values) == cells
 
 
 def _pair_spaced_row(heads: str, cells: str) -> list[str]:
