@@ -639,3 +639,26 @@ def test_an_invoices_qty_column_and_printing_time_make_no_till_slip() -> None:
 def test_a_price_or_a_number_is_no_misread_sdn_bhd(text: str) -> None:
     # "S/B" (Sdn Bhd) misread as "$/B" or "5/B", not "$ 18" of a price
     assert fix_ocr_suffixes(text) == text
+
+
+@pytest.mark.parametrize("slip", [
+    # a drugstore's slip: a subtotal, paying by card and what is to pay
+    ("MH Müller Handels GmbH\nHauptstr. 25\n76571 Gaggenau\n19.09.2026\n"
+     "KS TREND STEINCHEN 2,79 2,79a\nZwischensumme 0,00 3,98\nZU BEZAHLEN 1,98\n"
+     "Kartenzahlung EUR 1,98\n"),
+    # a café's slip: its total and the time
+    ("NEW CHAT CAFE'\nDI MERENDA MICHELE\nPARTITA IVA 61468000898\nVIA E.GAUDIOSO N 16\n"
+     "TOTALE COMPLESSIVO ~~ 1.28\n02-09-2026 07:27\nDOCUMENTO N. 2319-0004\n"),
+    # a Finnish till: the time written with a dot before the date
+    ("K-Market Kuusamo\nKitkantie 1\n93600 Kuusamo\nKO01 M078134/1243 13.24 1.8.2026\n"
+     "Pirkka appelsiini 7,53\nYHTEENSÄ 7,53\nY-tunnus 3207393-3\n"),
+])
+def test_a_total_line_is_a_till_cue_when_nothing_names_the_type(slip: str) -> None:
+    assert extract([slip]).values["document_type"] == "receipt"
+
+
+def test_a_total_label_above_its_amount_is_no_till_cue() -> None:
+    # a securities settlement: "Gesamt" over its amount, a time in a sentence
+    page = ("Trade Republic Bank GmbH\nMarket-Order Verkauf am 30.12.2020, um 13:54 Uhr.\n"
+            "Position\nBetrag\nAdvanced Micro Devices Inc.\nGesamt\n517,58 EUR\n")
+    assert extract([page]).values["document_type"] != "receipt"

@@ -51,6 +51,8 @@ _NUMBER_SIGN = re.compile(r" ?#\d+(?= \S)")
 #: a keyword used as a label, its value after a colon ("CONTRATO: 702")
 _LABELLED = re.compile(r"\s*:\s*\S")
 _MIDNIGHT = re.compile(r"0?0:00(?::00)?")
+#: a clock time written with a dot, right before a date ("13.24 1.8.2026")
+_DOTTED_TIME = re.compile(r"(?<![\d.,])(?:[01]?\d|2[0-3])\.[0-5]\d\s+\d{1,2}\.\d{1,2}\.\d{2,4}")
 #: what every _TIME match holds (found faster: `re` skips to the digits)
 _CLOCK = re.compile(r"\d:[0-5]\d")
 
@@ -132,7 +134,16 @@ def till_cues(doc: Doc) -> set[str]:
     if _CLOCK.search(doc.folded) and any(not _MIDNIGHT.fullmatch(m.group(0))
                                          for m in _TIME.finditer(doc.folded)):
         cues.add("time of day")
+    elif "." in doc.folded and _DOTTED_TIME.search(doc.folded):
+        cues.add("time of day")  # Finland's and Norway's "13.24 1.8.2026"
     return cues
+
+
+@functools.cache
+def _total_labels(language: str) -> re.Pattern[str]:
+    """A line opening with a total's label of `language` and holding an amount on it."""
+    return re.compile(r"^(?:" + alternation(load(language)["labels"]["total"]) + r")[^\d\n]*\d",
+                      re.M)
 
 
 def guess_type(doc: Doc, language: str) -> TypeGuess:
@@ -171,8 +182,11 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             scores[kind] = scores.get(kind, 0.0) + 5.0
             evidence.setdefault(kind, text)
     if not scores:
-        # (with no type word at all, a subtotal is a till's cue too: "S-Total $19.39")
+        # (with no type word at all, a subtotal and a total's line are a till's cues too:
+        # "S-Total $19.39", "TOTALE COMPLESSIVO 1.28")
         cues = till_cues(doc) | set(_subtotals().findall(doc.folded)[:1])
+        if _total_labels(language).search(doc.folded):
+            cues.add("total")
         if len(cues) >= _till_cues_needed(cues, addressed):
             # no type word, but a till slip's words: a receipt
             return TypeGuess("receipt", 1.0, {"receipt": 1.0},
