@@ -191,3 +191,12 @@ def test_an_address_line_between_rows_whose_values_do_not_all_pair_stays() -> No
     lines = ["Invoice No. Invoice Date", "12 High Street, Leeds LS1 4AB",
              "4471 28.02.2026 Extra words 77"]
     assert pair_header_rows(lines) == lines
+
+
+def test_a_date_with_its_months_name_is_one_cell_of_a_values_row() -> None:
+    # Tally's layout, the seller's name before the labels and its address before the values
+    lines = ["Pooja Enterprises Invoice No. Dated",
+             "Plot No 87, Laxmi Nagar, Paota C Road, 165 29 May 25"]
+    assert pair_header_rows(lines) == ["Pooja Enterprises", "Invoice No: 165",
+                                       "Dated: 29 May 25", "Plot No 87, Laxmi Nagar, Paota C Road,"]
+    assert date_cell("11 Nov 2025") and not date_cell("12 Items 2025")

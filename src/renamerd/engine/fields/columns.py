@@ -110,6 +110,23 @@ def pair_header_rows(lines: list[str]) -> list[str]:
     return out
 
 
+#: a date written with its month's name between blanks ("29 May 25", "11 Nov 2025"): one cell
+_SPACED_DATE = re.compile(r"(?<!\S)\d{1,2} [^\W\d_]{3,9}\.? \d{2,4}(?!\S)")
+
+
+def _cells(row: str) -> list[str]:
+    """The blank-separated cells of a row of values, a date with its month's name one cell."""
+    if not _SPACED_DATE.search(row):
+        return row.split(" ")
+    cells: list[str] = []
+    at = 0
+    for m in _SPACED_DATE.finditer(row):
+        cells.extend(row[at:m.start()].split())
+        cells.append(m.group(0))
+        at = m.end()
+    return cells + row[at:].split()
+
+
 def _all_paired(paired: list[str], cells: str) -> bool:
     """Every value of the row `cells`, three at least, is in a "label: value" line of
     `paired`, in order."""
@@ -129,7 +146,7 @@ def _pair_spaced_row(heads: str, cells: str) -> list[str]:
     labels = _known_labels_row(heads, folded)
     if len(labels) < 2:
         return _pair_row_ends(heads, cells, folded)
-    values = cells.split(" ")
+    values = _cells(cells)
     lead = 0
     while lead < len(values) and not any(map(str.isdigit, values[lead])):
         lead += 1
@@ -163,7 +180,7 @@ def _pair_row_ends(heads: str, cells: str, folded: str) -> list[str]:
             break
     else:
         return []
-    values = cells.split(" ")
+    values = _cells(cells)
     if len(values) <= len(ends):
         return []
     values, lead = values[-len(ends):], values[:-len(ends)]
@@ -186,7 +203,8 @@ def _label_last_words() -> frozenset[str]:
 
 #: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05"; not an
 #: Indian invoice's number with its financial year, "222/26-27")
-_DATE_CELL = re.compile(r"(\d{1,2}|\d{4})[./-](\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}")
+_DATE_CELL = re.compile(r"(\d{1,2}|\d{4})[./-](\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}"
+                        r"|(\d{1,2}) ([^\W\d_]{3,9})\.? \d{2,4}")
 
 
 def date_cell(value: str) -> bool:
@@ -195,10 +213,19 @@ def date_cell(value: str) -> bool:
     m = _DATE_CELL.fullmatch(value)
     if m is None:
         return False
-    first, second = m.groups()
+    first, second = m.groups()[:2] if m.group(1) else m.groups()[2:]
+    if m.group(1) is None and fold(second) not in _month_names():
+        return False  # ("12 Items 2025")
     if len(first) == 4 or not second.isdigit():
         return True
     return min(int(first), int(second)) <= 12 and max(int(first), int(second)) <= 31
+
+
+@functools.cache
+def _month_names() -> frozenset[str]:
+    """Every lexicon language's month names and their short forms, folded."""
+    return frozenset(fold(name) for code in LANGUAGES for month in load(code)["months"]
+                     for name in month)
 
 
 def _fits(label: str, value: str) -> bool:
