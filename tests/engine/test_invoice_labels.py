@@ -1088,3 +1088,13 @@ def test_an_argentine_invoices_class_letter_beside_its_title_is_an_invoice(title
             "01/07/2026 01/07/2026 01/07/2026\nPunto de Venta: Comp. Nro:00003 00000105\n"
             f"Razón Social:\nLUBENFELD DAMIAN ALEJANDRO\n{title}\nCOD. 011\n")
     assert extract([page]).values["document_type"] == "invoice"
+
+
+def test_a_number_sign_line_right_under_a_later_title_is_the_number() -> None:
+    # Zoho Books' text layer writes the totals and the seller's block before the title
+    page = ("1\nTotal AED1,000.00\nPayment Made (-) 1,000.00\nBalance Due AED0.00\n"
+            "Invoice Date : 11 Nov 2025\nTerms : Due on Receipt\nDue Date : 11 Nov 2025\n"
+            "Sales person : Mohamed Yaseen\nTransit Hub Shipping L.L.C\n"
+            "Majid Al Ghurair Building,\nDubai UAE\nTRN 104303905400003\nTAX INVOICE\n"
+            "# INV-1229\nBalance Due\nAED0.00\nBill To\nFalcon Atlantic Shipping L.L.C\n")
+    assert extract([page]).values["invoice_number"] == "INV-1229"

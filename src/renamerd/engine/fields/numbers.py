@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from renamerd.engine.fields.columns import date_cell
 from renamerd.engine.fields.date_labels import label_pattern
+from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
 from renamerd.engine.fields.places import street_named
@@ -208,7 +209,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if line.page > 1:
                 score -= 0.5
             out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
-    out.extend(_signed_lines(doc))
+    out.extend(_signed_lines(doc, language))
     # (a value printed under two labels is surer: a title's and a slip's, "NÚMERO: 788" and
     # "PROTOCOLO DE ENTREGA DA FATURA Nº: 788", beside a contract's "Nº 702")
     counts = Counter(c.value for c in out)
@@ -224,13 +225,19 @@ _SIGNED = re.compile(r"#\s?([A-Za-z0-9][A-Za-z0-9\-/._]{1,30}[A-Za-z0-9])\s*")
 _SIGNED_LINES = 10
 
 
-def _signed_lines(doc: Doc) -> list[NumberCandidate]:
-    """The number of a line near the top that is "#" and a code (see _SIGNED): scored as a
-    title's label."""
+def _signed_lines(doc: Doc, language: str) -> list[NumberCandidate]:
+    """The number of a line that is "#" and a code (see _SIGNED), near the top or right under
+    the title ("TAX INVOICE" / "# INV-1229" after the totals a text layer wrote first): scored
+    as a title's label."""
     out = []
-    for line in doc.lines[:_SIGNED_LINES]:
-        m = _SIGNED.fullmatch(line.text) if line.text.startswith("#") else None
-        if m and any(ch.isdigit() for ch in m.group(1)) and not date_cell(m.group(1)):
+    for line in doc.lines:
+        if not line.text.startswith("#"):
+            continue
+        m = _SIGNED.fullmatch(line.text)
+        if not m or not any(ch.isdigit() for ch in m.group(1)) or date_cell(m.group(1)):
+            continue
+        above = doc.lines[line.index - 1].folded.strip() if line.index else ""
+        if line.index < _SIGNED_LINES or type_pattern(language).fullmatch(above):
             out.append(NumberCandidate(m.group(1), line, TITLE_SCORE, "#"))
     return out
 
