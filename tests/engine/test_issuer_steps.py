@@ -310,3 +310,11 @@ def test_kg_after_per_is_a_unit_not_a_legal_form() -> None:
             "Henrik Bulls veg 100\n18.09.18 13:44\nKvitt: 23584\n15%\n22,41\n"
             "MANDLER LØSVEKT PR.KG.\n0,270kg x kr 83,00\nSum 2 varer\n34,41\n")
     assert extract([slip]).values["issuer"] in ("MENY", "MENY GYSTADMARKA")
+
+
+def test_a_name_after_a_recipients_label_inside_a_line_is_the_customers() -> None:
+    page = ("R. HLAVICA s.r.o. DIČ : CZ26296039\nPalackého třída 192/60 IČ : 26296039\n"
+            "Daňový doklad F A K T U R A\nČíslo faktury : 2600178 Odběratel : MADREV s.r.o.\n"
+            "HLÍNA 18\n664 91 IVANČICE\nDIČ : CZ46992782\nDatum vystavení : 06.08.2026\n"
+            "K úhradě : 10 529,90 Kč\nEmail : kostihova@hlavica.cz, web : www.hlavica.cz\n")
+    assert extract([page]).values["issuer"] == "R. HLAVICA s.r.o."

@@ -137,6 +137,21 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
 
+@functools.cache
+def _recipient_before(language: str) -> re.Pattern[str]:
+    """A recipient's label and its colon ending a text (folded)."""
+    labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
+    return re.compile(rf"(?:{alternation(labels)})\s*:\s*$")
+
+
+def _after_recipient_label(segment: str, name: str, language: str) -> bool:
+    """`name` follows a recipient's label inside `segment` (a line holding two columns'
+    labels and values)."""
+    at = segment.find(name)
+    return at > 0 and ":" in segment[:at] and (
+        _recipient_before(language).search(fold(segment[:at])) is not None)
+
+
 def _despaced(text: str) -> str:
     """`text`, or the word it prints letter-spaced ("R E W E" -> "REWE")."""
     return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
@@ -190,6 +205,8 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
         return None
     reasons: list[str] = []
     text, suffix = name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
+    if _after_recipient_label(cut, text, ctx.language):
+        return None  # "Číslo faktury : 2600178 Odběratel : MADREV s.r.o.": the customer
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
     value = without_phone(without_branch(without_department(value)))
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
