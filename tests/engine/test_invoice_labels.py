@@ -1098,3 +1098,11 @@ def test_a_number_sign_line_right_under_a_later_title_is_the_number() -> None:
             "Majid Al Ghurair Building,\nDubai UAE\nTRN 104303905400003\nTAX INVOICE\n"
             "# INV-1229\nBalance Due\nAED0.00\nBill To\nFalcon Atlantic Shipping L.L.C\n")
     assert extract([page]).values["invoice_number"] == "INV-1229"
+
+
+def test_a_types_word_and_a_numbers_word_is_a_specific_label_however_short() -> None:
+    # Turkish "Fiş No" (receipt no) above a boulevard's "NO:7"
+    slip = ("MIGROS TICARET A.S.\nLULEBURGAZ KIRKLARELI MIGROS\n"
+            "MERKEZ ADRESI: ATATÜRK MAH. TURGUT ÖZAL\nBULV. NO:7 ATAŞEHİR/İSTANBUL\n"
+            "TARIH:24/08/2026 SAAT:18:05\nFIŞ NO :0093\nTOPLAM *900,75\nREF NO : 623646436627\n")
+    assert extract([slip]).values["invoice_number"] == "0093"

@@ -74,10 +74,13 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], 
     orders: set[str] = set()
     for lang in dict.fromkeys((language, "en", *kin(language))):
         labels = load(lang)["labels"]
+        titles = {fold(p.lstrip("^*")) for ps in load(lang)["types"].values() for p in ps}
         for p in labels["invoice_number"]:
             if lang == language or lang == "en" or len(p) > 6:
-                # Chinese, Japanese and Korean labels are short in characters, not in meaning
-                specific = len(p) > 7 or "#" in p or (len(p) >= 3 and _UNSPACED.search(p))
+                # Chinese, Japanese and Korean labels are short in characters, not in meaning;
+                # a type's word and a number's is specific however short ("Fiş No")
+                specific = (len(p) > 7 or "#" in p or (len(p) >= 3 and _UNSPACED.search(p))
+                            or (" " in p and fold(p).split()[0] in titles))
                 (strong if specific else weak).add(fold(p))
         for p in labels["other_number"]:
             if lang == language or lang == "en" or len(p) > 5:

@@ -13,7 +13,7 @@ _STREET_WORDS = (
     r"mah\.|jalan|jln|lot|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı|av\."
+    r"carrer|travessa|torget|sokağı|bulvarı|bulv\.|blv\.|mh\.|av\."
 )
 #: Spanish "C/ Mayor", "C/Ribera del Loira" (calle)
 _CALLE = r"c/ ?(?=[^\W\d_])"
