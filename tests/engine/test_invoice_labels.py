@@ -1106,3 +1106,9 @@ def test_a_types_word_and_a_numbers_word_is_a_specific_label_however_short() -> 
             "MERKEZ ADRESI: ATATÜRK MAH. TURGUT ÖZAL\nBULV. NO:7 ATAŞEHİR/İSTANBUL\n"
             "TARIH:24/08/2026 SAAT:18:05\nFIŞ NO :0093\nTOPLAM *900,75\nREF NO : 623646436627\n")
     assert extract([slip]).values["invoice_number"] == "0093"
+
+
+def test_an_invoice_number_written_as_a_uuid_is_read_whole() -> None:
+    page = ("Justworks, Inc.\nINVOICE\nInvoice Date: 06/16/2025\n"
+            "Invoice Number: 7F36AEB6-E016-4EC2-8A95-526C5CFE25FF\nTotal $1,250.00\n")
+    assert extract([page]).values["invoice_number"] == "7F36AEB6-E016-4EC2-8A95-526C5CFE25FF"

@@ -32,7 +32,7 @@ _VALUE = re.compile(
     # a series code and the number, a blank apart ("IGNIS 260266119", "A 260266119"; not a
     # currency and an amount)
     r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
-    r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,30}[A-Za-z0-9]|[0-9]")
+    r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,38}[A-Za-z0-9]|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
