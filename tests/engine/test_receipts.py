@@ -662,3 +662,11 @@ def test_a_total_label_above_its_amount_is_no_till_cue() -> None:
     page = ("Trade Republic Bank GmbH\nMarket-Order Verkauf am 30.12.2020, um 13:54 Uhr.\n"
             "Position\nBetrag\nAdvanced Micro Devices Inc.\nGesamt\n517,58 EUR\n")
     assert extract([page]).values["document_type"] != "receipt"
+
+
+def test_a_long_card_statements_cash_and_thanks_make_no_till_slip() -> None:
+    rows = "\n".join(f"09/{day % 28 + 1:02d}/23 MERCHANT {day} ${day}.00" for day in range(210))
+    page = ("Blue Cash® from American Express\nClosing Date 09/27/23\nCash Advance Limit $500\n"
+            "Available Cash $500\n09/22/23* MOBILE PAYMENT - THANK YOU -$6,583.67\n"
+            f"{rows}\nDeposited upon receipt by 5 p.m. 17:00\n")
+    assert extract([page]).values["document_type"] != "receipt"

@@ -16,6 +16,9 @@ _RX0 = re.compile(r"[ \t]+")
 HEADING_LINES = 8
 #: a type scored under this has no title or heading behind it (only words of the body)
 WEAK_TYPE_SCORE = 3.0
+#: the most lines a till slip's text has (a long receipt has some 180): a longer text's
+#: "cash" and "thank you" are a card statement's ("Blue Cash", "PAYMENT - THANK YOU")
+MAX_TILL_LINES = 200
 #: point-of-sale cues that make a document titled as an invoice a receipt
 TILL_CUES = 3
 #: the longest line that can head a page (longer: a sentence, a paragraph run into one line)
@@ -187,7 +190,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         cues = till_cues(doc) | set(_subtotals().findall(doc.folded)[:1])
         if _total_labels(language).search(doc.folded):
             cues.add("total")
-        if len(cues) >= _till_cues_needed(cues, addressed):
+        if len(cues) >= _till_cues_needed(cues, addressed) and len(doc.lines) <= MAX_TILL_LINES:
             # no type word, but a till slip's words: a receipt
             return TypeGuess("receipt", 1.0, {"receipt": 1.0},
                              "point-of-sale cues: " + ", ".join(sorted(cues)))
@@ -196,8 +199,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     # only type words are in its body, as a loyalty account's "opening balance")
     top = max(scores.values())
     weak = top < WEAK_TYPE_SCORE and scores.get("receipt", 0) < top
-    cues = (till_cues(doc) if weak or scores.get("invoice", 0) >= scores.get("receipt", 0)
-            else set())
+    cues = (till_cues(doc) if (weak or scores.get("invoice", 0) >= scores.get("receipt", 0))
+            and len(doc.lines) <= MAX_TILL_LINES else set())
     if len(cues) >= _till_cues_needed(cues, addressed):
         # cashier, cash, change, a card terminal's ids, a time...: a receipt (a slip addressed
         # to nobody, stamped with its time, needs one cue besides the time)
