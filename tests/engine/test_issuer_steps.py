@@ -318,3 +318,9 @@ def test_a_name_after_a_recipients_label_inside_a_line_is_the_customers() -> Non
             "HLÍNA 18\n664 91 IVANČICE\nDIČ : CZ46992782\nDatum vystavení : 06.08.2026\n"
             "K úhradě : 10 529,90 Kč\nEmail : kostihova@hlavica.cz, web : www.hlavica.cz\n")
     assert extract([page]).values["issuer"] == "R. HLAVICA s.r.o."
+
+
+def test_a_trading_name_in_small_letters_after_t_a_is_no_sentence() -> None:
+    page = ("David Campbell t/a little luxuries\n\nInvoice\n\nInvoice No:\n262\n\nDate:\n04/23/2026\n"
+            "\nTotal\n€397.25\n\nBalance Due\n€0.00\n")
+    assert extract([page]).values["issuer"] == "David Campbell t/a little luxuries"

@@ -251,6 +251,9 @@ def after_penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | No
     return score
 
 
+_TRADING_AS = re.compile(r"\s+t/a\s+", re.I)
+
+
 def _form_words(value: str, suffix: re.Match[str] | None) -> int:
     """How many words the legal form ending `value` has (0 without one)."""
     if suffix is None or not value.endswith(suffix.group(0).strip()):
@@ -263,7 +266,10 @@ def _penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None, l
     """The cost of each thing that speaks against `value`, in _after_penalties' order (each
     test runs only when the one before has been answered)."""
     split = value.split()
-    words = [w for w in split if w[:1].isalpha()]
+    # (a trading name after "t/a" may be written in small letters: "David Campbell t/a little
+    # luxuries"; the owner's name before it says how the name is written)
+    owner = _TRADING_AS.split(value, 1)[0].split() if "t/a" in value.lower() else split
+    words = [w for w in owner if w[:1].isalpha()]
     folded = fold(value)
     if value.startswith("("):
         yield 2.0
