@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.glued import rejoined, spaced_out, unglued
+from renamerd.engine.fields.glued import camel_parted, rejoined, spaced_out, unglued
 
 
 @pytest.mark.parametrize(("row", "expected"), [
@@ -134,3 +134,27 @@ def test_a_german_slips_bon_number_is_its_number() -> None:
     slip = ("MODEHAUS KRONE\nGarstedter Weg 14\n22453 Hamburg\n1 Jeans 49,99\n"
             "gegeben : Bar 50,00\nRückgeld: 0,01\nBon: 79535 05.01.17 13:45:30\nKasse: 01\n")
     assert extract([slip]).values["invoice_number"] == "79535"
+
+
+def test_a_page_written_without_blanks_gets_its_words_parted() -> None:
+    page = ("TAX INVOICE InvoiceDate ScottFPSLimited\n9Apr2026\nUnit1,AtlanticPoint\n"
+            "InvoiceNumber TradingEstate\nBeanfreaksLtd\nINV-10289 AtlanticPoint\nHeadOffice\n"
+            "Description Quantity UnitPrice VAT AmountGBP\n"
+            "AnnualExtinguisherMaintenance 1.00 31.00\nGaugeGlassPressureTest 3.00 1.25\n"
+            "SealingKits 4.00 1.95\nTOTALGBP 52.56\nDueDate: 9May2026\nPaymentinstructions\n"
+            "BankDetails:Barclays.SortCode20-18-27\nCompanyRegistrationnumber-08288743\n"
+            "PAYMENTADVICE\nCustomer BeanfreaksLtd\nInvoiceNumber INV-10289\n")
+    parted = camel_parted(page)
+    assert "Scott FPS Limited" in parted and "Invoice Number" in parted
+    assert extract([page]).values["invoice_number"] == "INV-10289"
+
+
+def test_a_brand_run_together_on_a_page_with_blanks_stays() -> None:
+    page = ("TotalEnergies Marketing Deutschland GmbH\nRechnung Nr. 4711 vom 03.04.2026\n"
+            "Bitte überweisen Sie den Betrag bis zum 17.04.2026 auf unser Konto bei der Bank.\n")
+    assert camel_parted(page) == page
+
+
+def test_a_two_letter_label_runs_into_a_digit_only() -> None:
+    # Italian "li" (a date's label) is no label inside "LIMITED"
+    assert unglued("LIMITED Unit2.") == "LIMITED Unit2."

@@ -8,7 +8,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from renamerd.engine.fields.columns import pair_header_rows, pair_label_columns
-from renamerd.engine.fields.glued import rejoined, spaced_out, unglued
+from renamerd.engine.fields.glued import camel_parted, rejoined, spaced_out, unglued
 from renamerd.engine.lexicon import fold
 
 _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
@@ -58,7 +58,7 @@ class Doc:
         page_of: list[int] = []
         for page_no, page in enumerate(pages, start=1):
             # (blank runs never hold a line break)
-            page = _SPACES.sub(" ", spaced_out(plain_text(page)))
+            page = _SPACES.sub(" ", camel_parted(spaced_out(plain_text(page))))
             rows = [unglued(clean)
                     for raw in page.replace("\r", "\n").replace("\f", "\n").split("\n")
                     if (clean := raw.strip())]

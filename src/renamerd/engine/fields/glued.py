@@ -109,8 +109,9 @@ def unglued(row: str) -> str:
     if not run_in and not after_digit:
         return row
     folded = fold(row)
-    cuts = [m.end() for m in _labels().finditer(folded) if _value_starts(row, m.end())] \
-        if run_in else []
+    # (a label of two letters runs into a digit only: "li" of "LIMITED" is no label)
+    cuts = [m.end() for m in _labels().finditer(folded) if _value_starts(row, m.end())
+            and (m.end() - m.start() > 2 or row[m.end()].isdigit())] if run_in else []
     if after_digit:
         cuts += [m.start() for m in _labels_after_digits().finditer(folded)
                  if row[m.start()].isupper()]
@@ -136,6 +137,27 @@ def spaced_out(page: str) -> str:
         return page
     return "\n".join(_SPACED_WORD.sub(lambda m: m.group(0).replace(" ", ""), line)
                      for line in page.split("\n"))
+
+
+#: a word run into the next one, as a text layer without blanks writes them: "InvoiceNumber",
+#: "ScottFPSLimited", "InvoiceNo.InvoiceDate"
+_CAMEL = re.compile(r"[^\W\d_A-Z][A-Z]")
+_CAMEL_JOINT = re.compile(r"(?<=[^\W\d_A-Z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][^\W\d_A-Z]{2})"
+                          r"|(?<=[^\W\d_A-Z]\.)(?=[A-Z])")
+#: how many of a page's pieces must be such runs (and at least how many) to part them all
+_CAMEL_SHARE = 0.15
+_CAMEL_MIN = 10
+
+
+def camel_parted(page: str) -> str:
+    """`page` with its words parted where a text layer dropped every blank between them (many
+    of its first pieces are words run together: "AnnualExtinguisherMaintenance"); else `page`
+    as it is (a brand written so, "TotalEnergies", on a page with blanks stays). Pure."""
+    pieces = page[:4000].split()
+    runs = sum(1 for p in pieces if len(p) >= 8 and _CAMEL.search(p))
+    if runs < _CAMEL_MIN or runs < _CAMEL_SHARE * len(pieces):
+        return page
+    return _CAMEL_JOINT.sub(" ", page)
 
 
 def rejoined(rows: list[str]) -> list[str]:
