@@ -325,7 +325,8 @@ def without_phone(value: str) -> str:
 
 def without_branch(value: str) -> str:
     """`value` without a branch's word and number at its end ("ALBERT HEIJN FILIAAL 1427" ->
-    "ALBERT HEIJN") or a store's number after "#"; `value` itself when less than three characters would be left. Pure."""
+    "ALBERT HEIJN") or a store's number after "#"; `value` itself when less than three
+    characters would be left. Pure."""
     return _without_end(value, _BRANCH_AT_END)
 
 
