@@ -324,3 +324,13 @@ def test_a_trading_name_in_small_letters_after_t_a_is_no_sentence() -> None:
     page = ("David Campbell t/a little luxuries\n\nInvoice\n\nInvoice No:\n262\n\nDate:\n04/23/2026\n"
             "\nTotal\n€397.25\n\nBalance Due\n€0.00\n")
     assert extract([page]).values["issuer"] == "David Campbell t/a little luxuries"
+
+
+def test_a_remittance_slips_to_under_its_number_and_amount_names_the_seller() -> None:
+    # Xero: the customer's name first, the slip's "To:" under its number, amount and due date
+    page = ("TAX INVOICE Invoice Date Scott FPS Limited\n9 Apr 2026\nBeanfreaks Ltd\n"
+            "Invoice Number INV-10289\n"
+            "124 Cowbridge Road East\nCardiff\nCF11 9DX\nSubtotal 43.80\nTOTAL GBP 52.56\n"
+            "Customer Beanfreaks Ltd\nPAYMENT ADVICE\nInvoice Number INV-10289\n"
+            "Amount Due 52.56\nDue Date 9 May 2026\nTo: Scott FPS Limited\nAmount Enclosed\n")
+    assert extract([page]).values["issuer"] == "Scott FPS Limited"

@@ -144,18 +144,26 @@ def _remittance_heading(language: str) -> re.Pattern[str]:
     return re.compile(alternation(phrases))
 
 
+#: how many lines under a remittance slip's heading its "To:" may stand
+_SLIP_LINES = 5
+
+
 def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     """Under a remittance slip's heading ("PAYMENT ADVICE", "Remittance advice"), the "To:"
     names whom the customer pays, the seller (Xero prints the slip above its invoices): that
     line (or the one below a bare "To:") is sold by, not the recipient's."""
     lines, heading = ctx.doc.lines, _remittance_heading(language)
     for line in lines[:40]:
-        below = line.index + 1
-        if below >= len(lines) or not heading.fullmatch(line.folded.strip(" :")):
+        if not heading.fullmatch(line.folded.strip(" :")):
             continue
-        fixed = ctx.fixed_line(below)
-        m = rec.match(fold(fixed))  # (folding keeps offsets)
-        if m is None:
+        # (the "To:" under the heading, or under the slip's number, amount and date lines)
+        for below in range(line.index + 1, min(line.index + 1 + _SLIP_LINES, len(lines))):
+            fixed = ctx.fixed_line(below)
+            m = rec.match(fold(fixed))  # (folding keeps offsets)
+            # (further down only a "To:", not the slip's "Customer:")
+            if m is not None and (below == line.index + 1 or fold(fixed).startswith("to")):
+                break
+        else:
             continue
         rest = fixed[m.end():].strip(" :")
         if rest:
