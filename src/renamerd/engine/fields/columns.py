@@ -11,6 +11,7 @@ import functools
 import re
 from itertools import accumulate
 
+from renamerd.engine.fields.date_labels import month_table
 from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 #: fewest pairs that make two columns (two could be a heading and a number by chance)
@@ -214,18 +215,11 @@ def date_cell(value: str) -> bool:
     if m is None:
         return False
     first, second = m.groups()[:2] if m.group(1) else m.groups()[2:]
-    if m.group(1) is None and fold(second) not in _month_names():
+    if m.group(1) is None and fold(second) not in month_table():
         return False  # ("12 Items 2025")
     if len(first) == 4 or not second.isdigit():
         return True
     return min(int(first), int(second)) <= 12 and max(int(first), int(second)) <= 31
-
-
-@functools.cache
-def _month_names() -> frozenset[str]:
-    """Every lexicon language's month names and their short forms, folded."""
-    return frozenset(fold(name) for code in LANGUAGES for month in load(code)["months"]
-                     for name in month)
 
 
 def _fits(label: str, value: str) -> bool:

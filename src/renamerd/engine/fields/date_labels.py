@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-from renamerd.engine.lexicon import alternation, fold, kin, load
+from renamerd.engine.lexicon import LANGUAGES, alternation, fold, kin, load
 
 #: the label kinds, in the order a phrase listed under two of them takes the first
 KINDS = ("issue_date", "date", "due_date", "delivery_date", "birth_date", "period", "order_date")
@@ -30,3 +30,15 @@ def label_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str], int]:
                     continue
                 kinds.setdefault(fold(phrase), kind)
     return re.compile(alternation(set(kinds))), kinds, max(map(len, kinds), default=0)
+
+
+@functools.cache
+def month_table() -> dict[str, int]:
+    """Every lexicon language's month names and their short forms, folded, and the month's
+    number (1-12)."""
+    names: dict[str, int] = {}
+    for lang in LANGUAGES:
+        for number, variants in enumerate(load(lang)["months"], start=1):
+            for name in variants:
+                names.setdefault(fold(name), number)
+    return names

@@ -16,9 +16,10 @@ from collections import deque
 from dataclasses import dataclass
 
 from renamerd.engine.fields.date_labels import label_pattern as _label_pattern
+from renamerd.engine.fields.date_labels import month_table as _month_table
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.numbers import invoice_number_label_at_end
-from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
+from renamerd.engine.lexicon import alternation, common, fold
 
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[^\W\d_]+")
@@ -56,16 +57,6 @@ class DateCandidate:
     score: float = 0.0
     label: str = ""
     label_kind: str = ""
-
-
-@functools.cache
-def _month_table() -> dict[str, int]:
-    names: dict[str, int] = {}
-    for lang in LANGUAGES:
-        for number, variants in enumerate(load(lang)["months"], start=1):
-            for name in variants:
-                names.setdefault(fold(name), number)
-    return names
 
 
 @functools.cache

@@ -146,6 +146,7 @@ def _remittance_heading(language: str) -> re.Pattern[str]:
 
 #: how many lines under a remittance slip's heading its "To:" may stand
 _SLIP_LINES = 5
+_TO = re.compile(r"to\s*:")
 
 
 def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
@@ -161,7 +162,7 @@ def remittance_payee(ctx: Page, rec: re.Pattern[str], language: str) -> None:
             fixed = ctx.fixed_line(below)
             m = rec.match(fold(fixed))  # (folding keeps offsets)
             # (further down only a "To:", not the slip's "Customer:")
-            if m is not None and (below == line.index + 1 or fold(fixed).startswith("to")):
+            if m is not None and (below == line.index + 1 or _TO.match(fold(fixed))):
                 break
         else:
             continue

@@ -15,6 +15,8 @@ from renamerd.engine.fields.names import address_words
 from renamerd.engine.fields.places import street_named
 from renamerd.engine.lexicon import alternation, common, fold, kin, load
 
+#: a code: letters and digits, joined by "-", "/", ".", "_" (a UUID's 36 characters too)
+_CODE = r"[A-Za-z0-9][A-Za-z0-9\-/._]{0,38}[A-Za-z0-9]"
 # precompiled: re's own cache is shared with pypdf and others and gets evicted
 _RX0 = re.compile(r"[ \t]+")
 _VALUE = re.compile(
@@ -32,7 +34,7 @@ _VALUE = re.compile(
     # a series code and the number, a blank apart ("IGNIS 260266119", "A 260266119"; not a
     # currency and an amount)
     r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
-    r"|[A-Za-z0-9][A-Za-z0-9\-/._]{0,38}[A-Za-z0-9]|[0-9]")
+    rf"|{_CODE}|[0-9]")
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
@@ -223,7 +225,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
 
 #: a line that is a number sign and one code holding a digit ("# AETI2324/0119", as Zoho
 #: prints an invoice's number under its title)
-_SIGNED = re.compile(r"#\s?([A-Za-z0-9][A-Za-z0-9\-/._]{1,30}[A-Za-z0-9])\s*")
+_SIGNED = re.compile(rf"#\s?({_CODE})\s*")
 #: how far down a page that line is its number
 _SIGNED_LINES = 10
 
