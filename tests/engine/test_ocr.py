@@ -280,6 +280,23 @@ def test_pp_ocr_enlarges_small_print_and_reads_it() -> None:
         assert line in page.text
 
 
+@pytest.mark.slow
+def test_large_print_is_detected_on_a_reduced_page_and_read_from_the_whole_one() -> None:
+    page = _page(dpi=300)
+    fitted = rapid.fit(page)
+    with rapid._POOL.engine() as engine:
+        assert rapid._detection_scale(engine, fitted) < 0.7  # boxes ~40 px: detected at ~22
+    read = rapid.read(page)
+    assert (read.width, read.height) == fitted.size  # boxes in the whole page's pixels
+    for line in ("Northwind Traders Ltd | INVOICE", "Invoice number: INV-2024-0042",
+                 "Invoice date: 14 March 2024", "Total amount due: 1,440.00 GBP"):
+        assert line in read.text
+
+
+def test_a_page_near_the_probes_size_is_detected_at_its_own_size() -> None:
+    assert rapid._detection_scale(None, Image.new("L", (600, 900), 255)) == 1.0
+
+
 def test_a_line_on_the_cut_between_two_bands_is_kept_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # each band's detector sees the line on the cut a pixel apart: both centres were kept
