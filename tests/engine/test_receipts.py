@@ -670,3 +670,12 @@ def test_a_long_card_statements_cash_and_thanks_make_no_till_slip() -> None:
             "Available Cash $500\n09/22/23* MOBILE PAYMENT - THANK YOU -$6,583.67\n"
             f"{rows}\nDeposited upon receipt by 5 p.m. 17:00\n")
     assert extract([page]).values["document_type"] != "receipt"
+
+
+def test_a_returns_deadline_thru_a_date_is_not_the_slips_date() -> None:
+    slip = ("Longs Drugs\n4211 WAIALAE AVE\nHONOLULU, HI 96816\nREG#11 TRN#3591 CSHR#0000096\n"
+            "1 HLMRK EVERYDY CARD ASST\n4.99T\nSUBTOTAL\n17.36\nTOTAL\n18.18\nCHARGE\n18.18\n"
+            "VISA DEBIT\nAPPROVED# 031652\nTRAN TYPE: SALE\nNO SIGNATURE REQUIRED\nCHANGE\n.00\n"
+            "Returns with receipt, subject to\nCVS Return Policy, thru 08/07/2023\n"
+            "Refund amount is based on price\nJUNE 8, 2023\n6:17 PM\n")
+    assert extract([slip]).values["date"] == "2023-06-08"
