@@ -1112,3 +1112,17 @@ def test_an_invoice_number_written_as_a_uuid_is_read_whole() -> None:
     page = ("Justworks, Inc.\nINVOICE\nInvoice Date: 06/16/2025\n"
             "Invoice Number: 7F36AEB6-E016-4EC2-8A95-526C5CFE25FF\nTotal $1,250.00\n")
     assert extract([page]).values["invoice_number"] == "7F36AEB6-E016-4EC2-8A95-526C5CFE25FF"
+
+
+@pytest.mark.parametrize(("line", "number"), [
+    ("nr wydr.077614/0111", "077614/0111"),  # a Polish till's printout number
+    ("Rechnungs-Nr.RE-2024117", "RE-2024117"),
+])
+def test_a_number_run_into_its_labels_abbreviation_dot_is_read_without_it(
+        line: str, number: str) -> None:
+    german = line.startswith("Rechnungs")
+    page = ("Muster Handel GmbH\nHauptstraße 5, 10115 Berlin\nRechnung\n" if german else
+            'Sklep "ŻABKA" 25728\nPHU PATMIC\n20-701 Lublin, ul. Nałęczowska 18\nNIP 5641794456\n'
+            "2019-06-18\n") + line + ("\nDatum: 05.03.2024\nGesamtbetrag 119,00 EUR\n" if german
+                                      else "\nPARAGON FISKALNY\nSUMA PLN 11,44\n")
+    assert extract([page]).values["invoice_number"] == number

@@ -96,7 +96,11 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], 
     hashed = sorted({v for p in strong | weak | orders if p.endswith("#")
                      for v in (p, p.replace(" #", "#"))}, key=len, reverse=True)
     touching = r"|(?<!\w)(?:" + "|".join(map(re.escape, hashed)) + ")" if hashed else ""
-    pattern = re.compile(alternation(strong | weak | other | orders) + touching)
+    # (a label ending in an abbreviation's dot, its number run into it, is tried first: the
+    # whole-word alternation would take a shorter label inside it: "nr" of "nr wydr.077614")
+    dotted = sorted((p for p in strong | weak | orders if p.endswith(".")), key=len, reverse=True)
+    glued = r"(?<!\w)(?:" + "|".join(map(re.escape, dotted)) + r")(?=[^\W_])|" if dotted else ""
+    pattern = re.compile(glued + alternation(strong | weak | other | orders) + touching)
     return pattern, strong, weak, orders
 
 
