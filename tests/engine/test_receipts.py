@@ -679,3 +679,10 @@ def test_a_returns_deadline_thru_a_date_is_not_the_slips_date() -> None:
             "Returns with receipt, subject to\nCVS Return Policy, thru 08/07/2023\n"
             "Refund amount is based on price\nJUNE 8, 2023\n6:17 PM\n")
     assert extract([slip]).values["date"] == "2023-06-08"
+
+
+def test_a_till_slips_bare_transaction_label_numbers_it() -> None:
+    slip = ("EURO CAFE & BAKERY\n6917 SOUTHSIDE DR\nLOUISVILLE, KY 40214\nTransaction 117816\n"
+            "Total\n$7.00\nDEBIT CARD SALE\n$7.00\n01-Mar-2020 9:23:18A\n"
+            "$7.00 | Method: CONTACTLESS\nAuth #: 082309\n")
+    assert extract([slip]).values["invoice_number"] == "117816"
