@@ -200,3 +200,18 @@ def test_a_date_with_its_months_name_is_one_cell_of_a_values_row() -> None:
     assert pair_header_rows(lines) == ["Pooja Enterprises", "Invoice No: 165",
                                        "Dated: 29 May 25", "Plot No 87, Laxmi Nagar, Paota C Road,"]
     assert date_cell("11 Nov 2025") and not date_cell("12 Items 2025")
+
+
+def test_a_row_of_values_wrapped_onto_two_lines_pairs_with_its_labels() -> None:
+    lines = ["Amount due Due date Issue date Invoice number", "£149.83 28 Sept 2026",
+             "29 Aug 2026 INV-1085", "View online"]
+    assert pair_header_rows(lines) == [
+        "Amount due", "Due date: 28 Sept 2026", "Issue date: 29 Aug 2026",
+        "Invoice number: INV-1085", "£149.83", "View online"]
+
+
+def test_two_lines_under_a_row_of_labels_pair_only_when_three_values_fit() -> None:
+    # (an OCR'd letterhead: "C." and "FACTURA" over a fax number and an e-mail line)
+    lines = ["rr IE ao Aa or Agropuerlo C. FACTURA", "RAs — sod vive Fax: (66-2) 362 9151 a”",
+             "Email mai ack dav gi com Ne 023289 1?"]
+    assert pair_header_rows(lines) == lines

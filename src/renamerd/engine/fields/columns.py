@@ -96,6 +96,13 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             out.extend(paired)
             i += 2
             continue
+        # (the row of values wrapped onto two lines: "Due date Issue date Invoice number" over
+        # "£149.83 28 Sept 2026" and "29 Aug 2026 INV-1085", as Xero's text layer writes it)
+        if i + 2 < n and (paired := _pair_spaced_row(lines[i], f"{lines[i + 1]} {lines[i + 2]}",
+                                                     least=MIN_PAIRS)):
+            out.extend(paired)
+            i += 3
+            continue
         # (a line of words between the rows: the name of a column beside them, "Invoice No.
         # Dated" / "Mateshwari Mines and Minerals" / "222/26-27 29-Jun-26"; one with digits, an
         # address, when every value of the row below pairs with a label)
@@ -135,18 +142,18 @@ def _all_paired(paired: list[str], cells: str) -> bool:
     return len(values) >= 3 and " ".join(values) == cells
 
 
-def _pair_spaced_row(heads: str, cells: str) -> list[str]:
+def _pair_spaced_row(heads: str, cells: str, least: int = 2) -> list[str]:
     """The "label: value" lines (then the rest of each row) that the row `heads` over the row
     `cells` stand for (see pair_header_rows), or [] when they are no such rows. A row of
     values may open with words of its own ("Factuur 9000415 104346 12/12/2022" under three
     labels) and end early (an empty last column); each value must fit its label: a date under
-    a date's label, no date under a number's."""
+    a date's label, no date under a number's. `least`: the fewest pairs that count."""
     if len(heads) > 120 or not any(map(str.isdigit, cells)):  # (the quick test)
         return []
     folded = fold(heads)
     labels = _known_labels_row(heads, folded)
     if len(labels) < 2:
-        return _pair_row_ends(heads, cells, folded)
+        return _pair_row_ends(heads, cells, folded, least)
     values = _cells(cells)
     lead = 0
     while lead < len(values) and not any(map(str.isdigit, values[lead])):
@@ -160,13 +167,13 @@ def _pair_spaced_row(heads: str, cells: str) -> list[str]:
             break
         pairs.append(f"{heads[start:end].strip(' :#.')}: {value}")
         start = end
-    if len(pairs) < 2:
+    if len(pairs) < least:
         return []
     rest = [heads[start:].strip(), " ".join(values[:lead] + values[lead + len(pairs):])]
     return pairs + [part for part in rest if part]
 
 
-def _pair_row_ends(heads: str, cells: str, folded: str) -> list[str]:
+def _pair_row_ends(heads: str, cells: str, folded: str, least: int = 2) -> list[str]:
     """The pairs of a row of labels that ends `heads` after words of its own over as many
     values ending `cells` ("JINENDRA TRADERS Invoice No. e-Way Bill No. Dated" over "R M C
     Yard GST-80-26-27 132546527517 10-Sep-26", a name and an address in a column beside
@@ -177,7 +184,7 @@ def _pair_row_ends(heads: str, cells: str, folded: str) -> list[str]:
     at = 0
     while (at := folded.find(" ", at) + 1) > 0:
         ends = _known_labels_row(heads, folded, at)
-        if len(ends) >= 2 and not folded[ends[-1]:].strip():
+        if len(ends) >= least and not folded[ends[-1]:].strip():
             break
     else:
         return []
