@@ -54,7 +54,10 @@ def sqlite_db(tmp_path: Path) -> Iterator[Database]:
 
 def settings_for(db: Database, tmp_path: Path, **extra: object) -> Settings:
     return Settings(database={"url": db.url}, daemon={"state_dir": str(tmp_path / "state")},
-                    engine={"workers": 1, "deadline_seconds": DEADLINE_S, "memory_limit_mb": 1024},
+                    # (tesseract: no PP-OCR models loading beside the killed worker's successor's
+                    # first rename, which on a loaded machine pushed a text PDF past 0.25 s)
+                    engine={"workers": 1, "deadline_seconds": DEADLINE_S, "memory_limit_mb": 1024,
+                            "ocr": "tesseract"},
                     **extra)  # type: ignore[arg-type]
 
 
