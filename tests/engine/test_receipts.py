@@ -60,6 +60,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
 @pytest.mark.parametrize(("garbled", "fixed"), [
     ("MR O.T.Y. (M) SON BHD", "MR O.T.Y. (M) SDN BHD"),
     ("ACME 5DN 8HD", "ACME SDN BHD"),
+    ("MR D.I.Y. (M) SOR BHO", "MR D.I.Y. (M) SDN BHD"),  # a JPEG squeezed to quality 15
     ("ACME S0N. BHD.", "ACME SDN. BHD."),
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
     ("99 SPEED MART S/D (519537-X)", "99 SPEED MART S/B (519537-X)"),
