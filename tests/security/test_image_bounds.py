@@ -1,7 +1,9 @@
 """Issue 14, memory: an 8940x8940 RGBA PNG (inside every documented limit: 80 Mpixel, a few MB
 on disk) once cost +1.2 GB to rename. Each case here is generated at test time, renamed in a
 fresh subprocess after a warm-up, and the kernel's peak resident size (VmHWM, reset after the
-warm-up) must stay under 150 MB above the process's resident size before the rename.
+warm-up) must stay under 200 MB above the process's resident size before the rename (identical
+runs measure 115-156 MB: the allocator's and ONNX Runtime's variance, not the page's; it was
++1.2 GB before the bounds).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-LIMIT_MB = 150
+LIMIT_MB = 200
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 CHILD = textwrap.dedent("""
