@@ -65,6 +65,7 @@ def test_garbled_receipt_date_is_extracted() -> None:
     ("Owner by Castle Blue $/B", "Owner by Castle Blue S/B"),
     ("99 SPEED MART S/D (519537-X)", "99 SPEED MART S/B (519537-X)"),
     ("99 SPEED MART S1B", "99 SPEED MART S/B"), ("ACME S|B", "ACME S/B"),  # the slash as 1
+    ("99 SPEED MART S/0 (519537-X)", "99 SPEED MART S/B (519537-X)"),  # the B as a zero
     ("POPULAR BOOK CO.(M) SDN BHD", "POPULAR BOOK CO. (M) SDN BHD"),
     ("PETRODELI ENIERPRISE", "PETRODELI ENTERPRISE"),
     ("MR D.I.¥.", "MR D.I.Y."),
@@ -77,7 +78,8 @@ def test_misread_legal_forms_are_fixed(garbled: str, fixed: str) -> None:
 
 @pytest.mark.parametrize("text", ["ACME SDN BHD", "ACME SDN. BHD.", "Johnson & Sons Ltd",
                                   "Version 1.2.3 GmbH", "NO.1.2 JALAN", "S.H.H. MOTOR",
-                                  "Triple Six Point Enterprise 666", "SS 2/3"])
+                                  "Triple Six Point Enterprise 666", "SS 2/3",
+                                  "KUMAR S/O RAMAN", "TOTAL $10", "SIZE 5/0", "S/0.5"])
 def test_correct_names_are_left_alone(text: str) -> None:
     assert fix_ocr_suffixes(text) == text
 
