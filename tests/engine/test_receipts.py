@@ -263,6 +263,13 @@ def test_a_till_slip_without_a_type_word_is_a_receipt() -> None:
     "PETRODELI ENTERPRISE\nGST No: 000145047552\nInvoice number: 60000152273\n"
     "39.42 litre Pump # 09\nTotal RM 85.54\nVisa RM 85.54\n26/02/18 08:28 10886 09\n"
     "Thank you\nPlease come again",
+    # the same with its time and its farewell misread: the pump and the loyalty card remain
+    "Shell ISNI PETRO TRADING\nGST No: 0010 9010 5344\nInvoice number 60000053668\n"
+    "35.10 litre Pump # 02\nTotal RM 86.00\nVisa RM 86.00\nShell Loyalty Card\n"
+    "Points Awarded 35\n18/03/18 15 17 06051 02\nThank You\nPleasae Cone Again",
+    # a hardware shop's slip titled "TAX INVOICE", its time misread: the count of its items
+    "LIM SENG THO HARDWARE TRADING\nTAX INVOICE\nCS 24198\n03/02/2018 15°2€\n"
+    "BEG GUNI 10.00 NOS 0.70 7.00\nTotal Item(s): 10\nTHANK YOU\nPLEASE COME AGAIN",
     # a restaurant's check, stamped with its time: no type word, no cash, a take-out order
     "The Curry Leaf - Irvine\n2401 Main Street\nIrvine, CA 92614\nTake Out\nCheck #14\n"
     "Ordered: 8/8/26 2:29 PM\n2 Paneer Tikka $25.98\nSubtotal $25.98\nTax $2.01\n"
