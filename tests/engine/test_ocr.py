@@ -137,6 +137,36 @@ def test_auto_compares_pp_ocr_with_a_doubtful_reading_in_another_script(
     assert "Northwind" in text and "INV-2024-0042" in text
 
 
+def test_auto_reads_again_a_bills_confident_reading_that_lost_its_total(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A receipt photographed on a table (a wide page): tesseract read its letterhead, title
+    and date confidently but lost the blurred items and totals; PP-OCR reads it as well."""
+    page = dm.render_page(INVOICE, dpi=100)
+    header = OcrReading("LIM SENG THO HARDWARE TRADING\nTAX INVOICE\nCS 24198\n"
+                        "03/02/2018 15°2€\nTHANK YOU", "eng", 90.0, 14, 0, 25.0)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: header)
+    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.97) for i, line in
+                     enumerate(["LIM SENG THO HARDWARE TRADING", "TAX INVOICE", "CS 24198",
+                                "03/02/2018 15:28", "Total Incl of GST 7.00", "Cash 10.00",
+                                "Change Due 3.00", "THANK YOU"])], 800, 600, "rapidocr")
+    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: page))
+    assert reader.backends_used == ["rapidocr"] and "Total Incl of GST 7.00" in text
+
+
+def test_a_letters_confident_reading_without_a_total_is_kept() -> None:
+    """No bill, no total expected: a clean letter is read by one tesseract pass."""
+    letter = [dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),
+              dm.TextAt(20, 40, "London, 14 March 2024", 11),
+              dm.TextAt(20, 55, "Dear Ms Smith,", 11),
+              dm.TextAt(20, 62, "we are pleased to confirm our meeting next week.", 11),
+              dm.TextAt(20, 75, "Yours sincerely, Anna Berg", 11)]
+    reader = OcrReader(EngineConfig())
+    reader.read(PageImage(lambda: dm.render_page(letter, dpi=200)))
+    assert reader.backends_used == ["tesseract"] and reader.tesseract_passes == 1
+
+
 def test_unknown_ocr_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="ocr: 'bogus' is not one of auto, rapidocr, tesseract"):
         OcrReader(EngineConfig(ocr="bogus"))

@@ -25,6 +25,7 @@ import logging
 
 from PIL import Image
 
+from renamerd.engine.fields import extract
 from renamerd.engine.fields.dates import date_lines
 from renamerd.engine.fields.doctype import till_cues
 from renamerd.engine.fields.document import Doc
@@ -53,6 +54,8 @@ TILL_CUES = 3
 NARROW_RATIO = 0.6
 #: PP-OCR's reading of a narrow page is kept without tesseract at this confidence (0-1)
 AUTO_RAPID_CONFIDENCE = 0.80
+#: the types whose first page shows a total
+BILLS = ("invoice", "receipt")
 
 
 class OcrReader:
@@ -127,7 +130,8 @@ class OcrReader:
         return (first.weak or first.small_print
                 or first.confidence < AUTO_TESSERACT_CONFIDENCE
                 or (self._pages_read == 1 and not date_lines(first.text))
-                or len(till_cues(Doc.from_pages([first.text]))) >= TILL_CUES)
+                or len(till_cues(Doc.from_pages([first.text]))) >= TILL_CUES
+                or (self._pages_read == 1 and _bill_without_total(first.text)))
 
     def _pp_ocr_first(self, session: OcrSession, page: PageImage) -> str:
         """A receipt-shaped page: PP-OCR's reading, unless it is weak and tesseract's scores
@@ -196,6 +200,13 @@ class OcrReader:
         # standing apart from every block
         sparse = session.read_closer(page, reading, psm="11")
         return with_date_lines(reading.text, sparse.text)
+
+
+def _bill_without_total(text: str) -> bool:
+    """`text` reads as an invoice or a receipt but shows no total: the reading lost the
+    page's middle (a photo's blurred table of items), though what it kept read confidently."""
+    values = extract([text]).values
+    return values.get("document_type") in BILLS and "amount" not in values
 
 
 def _tesseract_score(reading: OcrReading) -> float:
