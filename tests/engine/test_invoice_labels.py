@@ -1126,3 +1126,19 @@ def test_a_number_run_into_its_labels_abbreviation_dot_is_read_without_it(
             "2019-06-18\n") + line + ("\nDatum: 05.03.2024\nGesamtbetrag 119,00 EUR\n" if german
                                       else "\nPARAGON FISKALNY\nSUMA PLN 11,44\n")
     assert extract([page]).values["invoice_number"] == number
+
+
+@pytest.mark.parametrize("line", ["TOTAL IMPORTE FACTURA 112,30 €", "Factura 112 €",
+                                  "Rechnung 112,30 EUR"])
+def test_an_amount_after_a_number_label_is_no_number(line: str) -> None:
+    text = f"IBERDROLA CLIENTES, S.A.U.\nFACTURA DE ELECTRICIDAD\n8 de junio de 2026\n{line}"
+    assert "invoice_number" not in values(text)
+
+
+@pytest.mark.parametrize(("text", "date"), [
+    ("Factura\nAmazon EU S.à r.l.\nFecha del pedido 10 abril 2026\n"
+     "Fecha de la factura/Fecha de la entrega 11 abril 2026", "2026-04-11"),
+])
+def test_an_order_or_delivery_dates_label_with_its_article_is_no_invoice_date(
+        text: str, date: str) -> None:
+    assert str(values(text)["date"]) == date

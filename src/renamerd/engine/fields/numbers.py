@@ -38,6 +38,9 @@ _VALUE = re.compile(
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*]*(?:(?:no|nr|n|num|number|nummer|numero|číslo|č)"
                          r"\.?[\s:.#°º]+)?", re.I)
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
+#: what follows a value that is an amount's whole part, or an amount: its decimals after a
+#: comma, or a currency
+_AMOUNT_AFTER = re.compile(r",\d{2}(?!\d)|\s?(?:€|\$|£|EUR|USD|GBP|CHF)(?!\w)")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -207,6 +210,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             value = vm.group(0).rstrip("./-_")
             if not any(ch.isdigit() for ch in value) or date_cell(value):
                 continue
+            if _AMOUNT_AFTER.match(source_line.text, vm.end()):
+                continue  # "TOTAL IMPORTE FACTURA 112,30 €": an amount, not a number
             if len(value) < 3 and not value.isdigit():
                 continue
             score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
