@@ -215,3 +215,29 @@ def test_two_lines_under_a_row_of_labels_pair_only_when_three_values_fit() -> No
     lines = ["rr IE ao Aa or Agropuerlo C. FACTURA", "RAs — sod vive Fax: (66-2) 362 9151 a”",
              "Email mai ack dav gi com Ne 023289 1?"]
     assert pair_header_rows(lines) == lines
+
+
+def test_a_row_of_labels_ending_in_colons_pairs_with_its_values_known_or_not() -> None:
+    """A utility bill's summary: two rows of labels with colons, one of each row unknown to
+    the lexicon (a billing period, days billed), each over its values; a column printed
+    sideways beside them puts a word before each row ("domicilio", "Madrid;")."""
+    lines = ["IBERDROLA CLIENTES, S.A.U.", "RESUMEN DE FACTURA",
+             "PERIODO DE FACTURACIÓN: Nº FACTURA:",
+             "domicilio 27/04/2026 - 31/05/2026 21260608010256253",
+             "Madrid; DIAS FACTURADOS: FECHA DE EMISIÓN:", "34 8 de junio de 2026",
+             "Potencia facturada P1 27/04/2026 4.648 31/05/2026", "TOTAL IMPORTE FACTURA 112,30 €"]
+    assert pair_header_rows(lines)[2:7] == [
+        "domicilio", "PERIODO DE FACTURACIÓN: 27/04/2026 - 31/05/2026",
+        "Nº FACTURA: 21260608010256253", "DIAS FACTURADOS: 34",
+        "FECHA DE EMISIÓN: 8 de junio de 2026"]
+    found = extract(["\n".join(lines)]).values
+    assert found["invoice_number"] == "21260608010256253" and str(found["date"]) == "2026-06-08"
+
+
+@pytest.mark.parametrize(("heads", "cells"), [
+    ("Invoice Date: Note: Total:", "01/02/2026 see below"),  # fewer values than labels
+    ("Notes: Remarks:", "12 boxes 3 pallets"),  # no date or number label
+    ("Invoice No: 12", "5 6"),  # the row does not end in a label
+])
+def test_rows_that_are_no_colon_labels_over_values_stay(heads: str, cells: str) -> None:
+    assert pair_header_rows([heads, cells]) == [heads, cells]

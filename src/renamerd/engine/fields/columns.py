@@ -103,6 +103,12 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             out.extend(paired)
             i += 3
             continue
+        # (a row of labels each ending in a colon, known or not, over as many values:
+        # "PERIODO DE FACTURACIÓN: Nº FACTURA:" over "27/04/2026 - 31/05/2026 2126060801")
+        if i + 1 < n and (paired := _pair_colon_row(lines[i], lines[i + 1])):
+            out.extend(paired)
+            i += 2
+            continue
         # (a line of words between the rows: the name of a column beside them, "Invoice No.
         # Dated" / "Mateshwari Mines and Minerals" / "222/26-27 29-Jun-26"; one with digits, an
         # address, when every value of the row below pairs with a label)
@@ -171,6 +177,49 @@ def _pair_spaced_row(heads: str, cells: str, least: int = 2) -> list[str]:
         return []
     rest = [heads[start:].strip(), " ".join(values[:lead] + values[lead + len(pairs):])]
     return pairs + [part for part in rest if part]
+
+
+#: a row's label ending in its colon (after any words a column beside it put first, up to
+#: a semicolon: "Madrid; DIAS FACTURADOS:")
+_COLON_LABEL = re.compile(r"(?:^|[;|] ?| )([^\W\d_][^\W\d_.ºª°]*[ºª°]?\.?"
+                          r"(?: [^\W\d_][^\W\d_.ºª°]*[ºª°]?\.?){0,3}):(?= |$)")
+#: cells of more than one word: a period ("27/04/2026 - 31/05/2026"), a date written with
+#: "de" ("8 de junio de 2026"), a date with its month's name ("29 May 25")
+_MULTI_WORD_CELL = re.compile(r"\S*\d\S* [-–] \S*\d\S*|\d{1,2} de [^\W\d_]{3,10} de \d{4}"
+                              rf"|{_SPACED_DATE.pattern}")
+
+
+def _pair_colon_row(heads: str, cells: str) -> list[str]:
+    """The "label: value" lines of a row of labels that each end in a colon (two at least,
+    one of them a known date's or number's) over a row of as many values ("PERIODO DE
+    FACTURACIÓN: Nº FACTURA:" over "27/04/2026 - 31/05/2026 21260608010256253"; words
+    without a digit opening the row of values, a column beside it, come first), or []."""
+    if not heads.endswith(":") or heads.count(":") < 2 or not any(map(str.isdigit, cells)):
+        return []
+    labels = [m.group(1) for m in _COLON_LABEL.finditer(heads)]
+    if len(labels) < 2 or "".join(labels).count(":") or len(" ".join(labels)) + 2 * len(
+            labels) < len(heads) // 2:
+        return []
+    dates, numbers = _label_kinds()
+    if not any(fold(label) in dates | numbers for label in labels):
+        return []
+    values: list[str] = []
+    at = 0
+    for m in _MULTI_WORD_CELL.finditer(cells):
+        values.extend(cells[at:m.start()].split())
+        values.append(m.group(0))
+        at = m.end()
+    values += cells[at:].split()
+    lead = 0
+    while lead < len(values) and not any(map(str.isdigit, values[lead])):
+        lead += 1
+    if len(values) - lead != len(labels):
+        return []
+    pairs = [f"{label}: {value}" for label, value in zip(labels, values[lead:], strict=True)]
+    if not all(len(value) <= _MAX_VALUE and (_fits(fold(label), value) or " de " in value)
+               for label, value in zip(labels, values[lead:], strict=True)):
+        return []
+    return [" ".join(values[:lead]), *pairs] if lead else pairs
 
 
 def _pair_row_ends(heads: str, cells: str, folded: str, least: int = 2) -> list[str]:
