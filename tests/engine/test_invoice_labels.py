@@ -1142,3 +1142,12 @@ def test_an_amount_after_a_number_label_is_no_number(line: str) -> None:
 def test_an_order_or_delivery_dates_label_with_its_article_is_no_invoice_date(
         text: str, date: str) -> None:
     assert str(values(text)["date"]) == date
+
+
+@pytest.mark.parametrize("row", ["(Número) 22/0080 ) — [ Fecha |31/07/2022 )",
+                                 "(Número] 22/0081 ) — (Fecha)31/07/2022) —"])
+def test_a_label_in_a_box_ocr_read_as_brackets_labels_its_number(row: str) -> None:
+    """A scanned Spanish invoice's boxed cells: OCR reads the box's edges as brackets."""
+    text = ("SERVINFOTEC\nIGNACIO IBAÑEZ PACHECO \\ FACTURA\n33.360.360-X ( CLIENTE )\n"
+            f"BDA. NUEVO SAN ANDRES S/N\n29003 - MALAGA\n{row}\nTOTAL 36,30 Euros")
+    assert values(text)["invoice_number"] in ("22/0080", "22/0081")
