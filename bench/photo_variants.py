@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageEnhance, ImageFilter
+from PIL import Image, ImageChops, ImageEnhance, ImageFilter
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -45,6 +45,25 @@ def _on_table(im: Image.Image) -> Image.Image:
     return table.filter(ImageFilter.GaussianBlur(1.0))
 
 
+def _slanted(im: Image.Image) -> Image.Image:
+    """A photo taken from below the paper's edge: the far end narrower (a keystone)."""
+    w, h = im.size
+    inset = w * 0.12
+    # (the output's corners taken from the input: top-left, bottom-left, bottom-right, top-right)
+    quad = (-inset, 0.0, 0.0, float(h), float(w), float(h), w + inset, 0.0)
+    return im.transform((w, h), Image.Transform.QUAD, quad, Image.Resampling.BICUBIC,
+                        fillcolor=(255, 255, 255))
+
+
+def _shadowed(im: Image.Image) -> Image.Image:
+    """A phone's shadow over one side of the page: light falling from 100% to 45%."""
+    w, h = im.size
+    ramp = Image.linear_gradient("L").rotate(90).resize((w, h))  # dark on the right
+    shade = ramp.point(lambda v: 255 - int(v * 0.55))
+    grey = Image.merge("RGB", [shade] * 3)
+    return ImageChops.multiply(im, grey)
+
+
 def _jpeg(quality: int) -> Callable[[Image.Image], Image.Image]:
     def squeeze(im: Image.Image) -> Image.Image:
         out = io.BytesIO()
@@ -63,6 +82,8 @@ VARIANTS: dict[str, Callable[[Image.Image], Image.Image]] = {
     "dim": lambda im: ImageEnhance.Brightness(
         ImageEnhance.Contrast(im).enhance(0.45)).enhance(0.8),
     "photo on a table": _on_table,
+    "slanted": _slanted,
+    "shadowed": _shadowed,
 }
 
 

@@ -334,3 +334,15 @@ def test_a_remittance_slips_to_under_its_number_and_amount_names_the_seller() ->
             "Customer Beanfreaks Ltd\nPAYMENT ADVICE\nInvoice Number INV-10289\n"
             "Amount Due 52.56\nDue Date 9 May 2026\nTo: Scott FPS Limited\nAmount Enclosed\n")
     assert extract([page]).values["issuer"] == "Scott FPS Limited"
+
+
+@pytest.mark.parametrize(("line", "issuer"), [
+    ("INVOICE Shenzhen Linkhub CO., LTD", "Shenzhen Linkhub CO., LTD"),
+    ("FACTURA Panadería Sol S.L.", "Panadería Sol S.L."),
+    ("RECEIPT BANK LTD", "RECEIPT BANK LTD"),  # a company's name in capitals stays whole
+])
+def test_a_title_in_capitals_before_a_name_on_its_line_is_no_part_of_it(
+        line: str, issuer: str) -> None:
+    text = (f"John Grattan Invoice JG20240711E\n{line}\n"
+            "INVOICE No. JG20240711E INVOICE DATE 12-Jul-2024\nBILL TO\nJohn Grattan")
+    assert extract([text]).values["issuer"] == issuer

@@ -7,6 +7,7 @@ used by fields/issuer.py.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from renamerd.engine.fields.document import Doc, Line
@@ -19,7 +20,7 @@ from renamerd.engine.fields.names import (
     letters_ratio,
 )
 from renamerd.engine.fields.places import POSTCODE, address
-from renamerd.engine.lexicon import fold
+from renamerd.engine.lexicon import LANGUAGES, fold, load
 
 #: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of")
 _JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "voor",
@@ -51,6 +52,7 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
         cut = max(bare.rfind(": "), bare.rfind(", "))
         start = cut + 2 if cut >= 0 else 0
         start = after_lower_case_words(text, start, suffix.start())
+        start = after_title_word(text, start, suffix.start())
         text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
         if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
@@ -99,6 +101,25 @@ PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "�
 _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
                              "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
                              "für", "i", "og", "och", "ve", "a", "&"})
+
+
+@functools.cache
+def _title_words() -> frozenset[str]:
+    """One-word titles of bills in every lexicon language, folded ("invoice", "factura")."""
+    return frozenset(fold(word) for code in LANGUAGES for kind in
+                     ("invoice", "receipt", "credit_note", "quote")
+                     for word in load(code)["types"].get(kind, []) if word.isalpha())
+
+
+def after_title_word(text: str, start: int, end: int) -> int:
+    """Where the name before a legal form (at `end`) starts, from `start`: after a title in
+    capitals opening it ("INVOICE Shenzhen Linkhub CO., LTD"), when a name not in capitals
+    follows ("RECEIPT BANK LTD" is a company's name)."""
+    word = text[start:end].split(" ", 1)[0]
+    rest = text[start + len(word):end].strip(" ,")
+    if word.isupper() and fold(word) in _title_words() and rest and not rest.isupper():
+        return start + len(word) + 1
+    return start
 
 
 def after_lower_case_words(text: str, start: int, end: int) -> int:
