@@ -346,3 +346,10 @@ def test_a_title_in_capitals_before_a_name_on_its_line_is_no_part_of_it(
     text = (f"John Grattan Invoice JG20240711E\n{line}\n"
             "INVOICE No. JG20240711E INVOICE DATE 12-Jul-2024\nBILL TO\nJohn Grattan")
     assert extract([text]).values["issuer"] == issuer
+
+
+def test_a_barcodes_text_between_stars_ends_a_name() -> None:
+    """A pharmacy's bill prints its name, its number as Code 39 text, and its name again."""
+    text = ("PRAKASH MEDICAL STORES *26000730013333* PRAKASH MEDICAL STORES\nCREDIT COPY\n"
+            "Tax Inv.No. :26000730013333\nInvoice Date :11-06-26\nGSTIN :22AAJFP7759A1ZA")
+    assert extract([text]).values["issuer"] == "PRAKASH MEDICAL STORES"

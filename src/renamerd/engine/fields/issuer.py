@@ -92,6 +92,8 @@ _SECOND_LEVEL = frozenset({"com", "co", "org", "net", "gov", "govt", "edu", "ac"
 _SEPARATORS = re.compile(r"\s[·|•]\s|(?<=\w)\s\*\s(?=\w)|\s[-–]\s|,\s")
 #: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
 _LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
+#: a barcode's text as Code 39 prints it under the bars, between stars ("*26000730013333*")
+_CODE39 = re.compile(r"\s*\*(?=[^*]*\d)[0-9A-Z.$/+%-]{4,40}\*\s*")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
 
 
@@ -207,6 +209,9 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     text, suffix = name_extent(ctx, line, cut, suffix, seg_no, segments, reasons)
     if _after_recipient_label(cut, text, ctx.language):
         return None  # "Číslo faktury : 2600178 Odběratel : MADREV s.r.o.": the customer
+    if "*" in text and (code := _CODE39.search(text)):
+        # (the name printed again after it: "PRAKASH MEDICAL STORES *2600...* PRAKASH ...")
+        text = text[:code.start()] if code.start() >= 3 else text[code.end():]
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
     value = without_phone(without_branch(without_department(value)))
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
