@@ -1,5 +1,5 @@
 """How the fields hold up when a receipt is photographed badly: a labelled folder's images
-turned, tilted, shrunk, blurred, compressed or dimmed, each renamed by the engine with its
+turned, tilted, slanted (a keystone), shrunk, blurred, compressed, dimmed or shadowed, each renamed by the engine with its
 default configuration (OCR `auto`) and scored as `renamerd eval` scores.
 
     .venv/bin/python bench/photo_variants.py DIR [--every 3] [--workers 2] [--variants ...]
