@@ -1,6 +1,7 @@
 """How the fields hold up when a receipt is photographed badly: a labelled folder's images
-turned, tilted, slanted (a keystone), shrunk, blurred, compressed, dimmed or shadowed, each renamed by the engine with its
-default configuration (OCR `auto`) and scored as `renamerd eval` scores.
+turned, tilted, slanted (a keystone), shrunk, blurred, compressed, dimmed or shadowed, each
+renamed by the engine with its default configuration (OCR `auto`) and scored as `renamerd eval`
+scores.
 
     .venv/bin/python bench/photo_variants.py DIR [--every 3] [--workers 2] [--variants ...]
 
