@@ -128,13 +128,14 @@ def pair_header_rows(lines: list[str]) -> list[str]:
 _SPACED_DATE = re.compile(r"(?<!\S)\d{1,2} [^\W\d_]{3,9}\.? \d{2,4}(?!\S)")
 
 
-def _cells(row: str) -> list[str]:
-    """The blank-separated cells of a row of values, a date with its month's name one cell."""
-    if not _SPACED_DATE.search(row):
+def _cells(row: str, whole: re.Pattern[str] = _SPACED_DATE) -> list[str]:
+    """The blank-separated cells of a row of values, what `whole` matches one cell (by
+    default a date with its month's name)."""
+    if not whole.search(row):
         return row.split(" ")
     cells: list[str] = []
     at = 0
-    for m in _SPACED_DATE.finditer(row):
+    for m in whole.finditer(row):
         cells.extend(row[at:m.start()].split())
         cells.append(m.group(0))
         at = m.end()
@@ -197,19 +198,13 @@ def _pair_colon_row(heads: str, cells: str) -> list[str]:
     if not heads.endswith(":") or heads.count(":") < 2 or not any(map(str.isdigit, cells)):
         return []
     labels = [m.group(1) for m in _COLON_LABEL.finditer(heads)]
-    if len(labels) < 2 or "".join(labels).count(":") or len(" ".join(labels)) + 2 * len(
-            labels) < len(heads) // 2:
+    # (the labels are most of the row: not a sentence with two colons in it)
+    if len(labels) < 2 or len(" ".join(labels)) + 2 * len(labels) < len(heads) // 2:
         return []
     dates, numbers = _label_kinds()
     if not any(fold(label) in dates | numbers for label in labels):
         return []
-    values: list[str] = []
-    at = 0
-    for m in _MULTI_WORD_CELL.finditer(cells):
-        values.extend(cells[at:m.start()].split())
-        values.append(m.group(0))
-        at = m.end()
-    values += cells[at:].split()
+    values = _cells(cells, _MULTI_WORD_CELL)
     lead = 0
     while lead < len(values) and not any(map(str.isdigit, values[lead])):
         lead += 1
