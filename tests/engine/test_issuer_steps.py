@@ -353,3 +353,11 @@ def test_a_barcodes_text_between_stars_ends_a_name() -> None:
     text = ("PRAKASH MEDICAL STORES *26000730013333* PRAKASH MEDICAL STORES\nCREDIT COPY\n"
             "Tax Inv.No. :26000730013333\nInvoice Date :11-06-26\nGSTIN :22AAJFP7759A1ZA")
     assert extract([text]).values["issuer"] == "PRAKASH MEDICAL STORES"
+
+
+@pytest.mark.parametrize(("value", "never"), [
+    ("October 22", True), ("22 Okt.", True), ("Sep 01", True),
+    ("May Tower", False), ("Studio 54", False), ("March 40", False),
+])
+def test_a_months_name_and_a_day_is_never_a_name(value: str, never: bool) -> None:
+    assert vetoed(value, re.compile(r"invoice")) is never

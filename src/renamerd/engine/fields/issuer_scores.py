@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from renamerd.engine.fields.date_labels import month_table
 from renamerd.engine.fields.dates import month_after_colon
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import GREETING, SALUTATION, SENTENCE_WORDS
@@ -114,7 +115,8 @@ _OCR_LOOKALIKES = str.maketrans("u015", "vois")
 def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
-    (or a row of them) or a country's name alone, a page's number or the word "page" alone."""
+    (or a row of them) or a country's name alone, a page's number or the word "page" alone,
+    a month's name and a day."""
     if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
         return True
     if _PAGE_NUMBER.fullmatch(value):
@@ -127,8 +129,17 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
         return True  # a document word as OCR misreads it ("TAX INUOICE")
     if _RX4.search(folded) or folded.strip(" .:,") in never_names():
         return True
-    words = folded.split()  # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
-    return len(words) >= 2 and all(w.strip(".:,") in never_names() for w in words)
+    words = [w.strip(".:,") for w in folded.split()]
+    if len(words) == 2 and _month_and_day(words):
+        return True  # a date ("October 22", "22 Okt.")
+    # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
+    return len(words) >= 2 and all(w in never_names() for w in words)
+
+
+def _month_and_day(words: list[str]) -> bool:
+    """Two folded words that are a month's name and a day of it, in either order."""
+    month, day = words if words[0] in month_table() else words[::-1]
+    return month in month_table() and day.isdigit() and 1 <= int(day) <= 31
 
 
 #: what comes before a unit ("PR.KG", "per KG", "0,270KG")
