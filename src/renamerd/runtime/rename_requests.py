@@ -46,40 +46,46 @@ class RenameRequests:
                      options: RenameOptions,
                      on_quota: Callable[[Any], None] | None = None,
                      check: Callable[[RenameResult], object] | None = None) -> RenameResult:
-        """Count the rename against the user's daily limit, reserve one credit under `ref`,
-        run the engine, and charge the credit (refund it when the engine kept the document's
-        name: `result.renamed` False); returns the engine's result.
+        """Count the rename against the user's daily limit, wait for the account's turn at the
+        engine, reserve one credit under `ref`, run the engine, and charge the credit (refund
+        it when the engine kept the document's name: `result.renamed` False); returns the
+        engine's result.
 
         `check(result)`, when given, runs before the charge: raising there refunds too.
         `on_quota(quota)` is called with the daily count once it is known (rate-limit headers),
         before a 402. Raises LimitExceeded (nothing counted or taken), InsufficientCredits
-        (counted, nothing taken), or what the engine raised (EngineTimeout, EngineOutOfMemory,
-        EngineCrashed, EngineStopped, UnsupportedDocument, ...): then the credit is refunded,
+        (counted, nothing taken: on arrival when no credit is left, or when its turn comes
+        and the credits went to the account's other requests), or what the engine raised
+        (EngineTimeout, EngineOutOfMemory, EngineCrashed, EngineStopped, UnsupportedDocument,
+        ...): then the credit is refunded,
         also when the caller is cancelled. A `ref` already charged is not charged again
         (idempotent per ref, like `Credits.reserve`)."""
-        def count_and_reserve() -> tuple[Any, bool]:
+        def count_and_check() -> tuple[Any, bool]:
             # one thread hop for both; the count comes first (a 429 takes no credit)
             quota = self.limiter.hit_rename(user_id)
-            try:
-                self.credits.reserve(user_id, ref)
-            except InsufficientCredits:
-                return quota, False
-            return quota, True
+            return quota, self._may_pay(user_id, ref)
 
-        quota, reserved = await anyio.to_thread.run_sync(count_and_reserve)
+        quota, payable = await anyio.to_thread.run_sync(count_and_check)
         if on_quota is not None:
             on_quota(quota)
-        if not reserved:
+        if not payable:
             raise InsufficientCredits("insufficient credits: the account has no credit left")
+        reserved = False
         try:
             async with self.turns.turn(user_id):
+                # (reserved when the engine's turn comes, not while waiting for it: a
+                # reservation older than the engine's deadline is a killed process's, and the
+                # sweep refunds it; a request waiting its turn is alive)
+                await anyio.to_thread.run_sync(self.credits.reserve, user_id, ref)
+                reserved = True
                 result = await self._run_engine(data, filename, options)
             if check is not None:
                 check(result)
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(functools.partial(
-                    self.credits.refund, user_id, ref, reason="rename failed"))
+            if reserved:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(functools.partial(
+                        self.credits.refund, user_id, ref, reason="rename failed"))
             raise
         with anyio.CancelScope(shield=True):
             if result.renamed:
@@ -88,6 +94,12 @@ class RenameRequests:
                 await anyio.to_thread.run_sync(functools.partial(
                     self.credits.refund, user_id, ref, reason="name kept"))
         return result
+
+    def _may_pay(self, user_id: str, ref: str) -> bool:
+        """A credit is left, or `ref` already holds one (a repeated request)."""
+        if not self.credits.enabled or self.credits.balance(user_id) >= 1:
+            return True
+        return self.credits.charge_state(user_id, ref) in ("reserved", "charged")
 
     async def _run_engine(self, data: bytes, filename: str, options: RenameOptions
                           ) -> RenameResult:
