@@ -92,7 +92,8 @@ def test_kill_9_mid_rename_then_restart_gives_the_credits_back(db: Database,
         clients = [threading.Thread(target=rename) for _ in range(RENAMES)]
         for t in clients:
             t.start()
-        wait_for(lambda: reserved(db) >= 2, 30, "the reservations")
+        # (a request reserves its credit when its turn at the engine comes: one at a time)
+        wait_for(lambda: reserved(db) >= 1, 30, "the reservation")
         os.killpg(proc.pid, signal.SIGKILL)  # the server and its engine workers
         proc.wait(10)
         for t in clients:
@@ -100,7 +101,7 @@ def test_kill_9_mid_rename_then_restart_gives_the_credits_back(db: Database,
         lost = reserved(db)
         charged = count(db, "charged")  # a rename that finished before the kill
         kept = count(db, "refunded")  # ... or finished keeping its name (nothing charged)
-        assert lost >= 2 and lost + charged + kept <= RENAMES  # one may not have started
+        assert lost >= 1 and lost + charged + kept <= RENAMES  # the others had not started
         assert accounts.credits.balance(user.id) == 10 - lost - charged
         time.sleep(1.2)  # older than grace (0) + the engine's deadline (1 s)
         proc = serve(config)
