@@ -59,3 +59,17 @@ def inherited(data: bytes, filename: str, options: RenameOptions, config: Any) -
         except OSError:
             continue
     return files, threading.active_count()
+
+
+def ocr_forever(data: bytes, filename: str, options: RenameOptions, config: Any) -> Any:
+    """Runs an OCR program that never ends (a shell sleeping) in a scratch folder, as the
+    engine runs tesseract; writes the folder and the program's pid to the file named by the
+    document's bytes first."""
+    from renamerd.engine.ocr import children
+
+    record = data.decode()
+    with children.scratch_dir() as tmp:
+        with open(os.path.join(tmp, "page.pnm"), "wb") as page:
+            page.write(b"P5 1 1 255 \x00")
+        children.run(["sh", "-c", f'echo "{tmp} $$" > {record}; exec sleep 60'], timeout=120,
+                     env=dict(os.environ))

@@ -79,6 +79,30 @@ def test_a_rename_past_its_deadline_is_killed_and_the_worker_replaced(
     assert second != first
 
 
+def test_a_killed_worker_ends_its_ocr_program_and_removes_its_scratch_folder(
+        pools: list[EnginePool], tmp_path: Path) -> None:
+    """Past the deadline the worker gets SIGTERM: the tesseract it runs must not go on as an
+    orphan, nor its page image stay in the temporary folder (one user's costly images would
+    pile both up)."""
+    pool = make(pools, hooks.ocr_forever, deadline_s=1.0)
+    record = tmp_path / "ocr.txt"
+    with pytest.raises(EngineTimeout):
+        pool.rename(str(record).encode(), "x", OPTIONS, CONFIG)
+    scratch, pid = record.read_text().split()
+    deadline = time.monotonic() + 3
+    while (alive(int(pid)) or os.path.exists(scratch)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(scratch)
+    assert not alive(int(pid)) or _zombie(int(pid))
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except OSError:
+        return False
+
+
 def test_the_memory_ceiling_holds_in_each_worker(pools: list[EnginePool]) -> None:
     pool = make(pools, hooks.pid, memory_limit_mb=300)
     _, limit = pool.rename(b"0", "x", OPTIONS, CONFIG)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ctypes
 import gc
 import logging
+import os
 import resource
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -49,8 +51,9 @@ def initialize(memory_limit_mb: int, ocr: bool) -> None:
     heap and anonymous mapping; 0 = no cap), then, when asked, load the OCR models in a
     background thread: the worker takes renames at once (a replacement for a killed worker
     does not hold up the text documents queued behind it for the ~0.7 s the models take), and
-    a scan that comes early waits for the models being loaded. Runs once per worker, before
-    its first rename."""
+    a scan that comes early waits for the models being loaded. SIGTERM ends the OCR programs
+    a rename runs with the worker (`_stop`). Runs once per worker, before its first
+    rename."""
     if memory_limit_mb > 0:
         limit = memory_limit_mb * MIB
         _, hard = resource.getrlimit(resource.RLIMIT_DATA)
@@ -60,8 +63,18 @@ def initialize(memory_limit_mb: int, ocr: bool) -> None:
     from renamerd.runtime.startup import prepare_long_running
 
     prepare_long_running()  # done in the forkserver already: then free
+    signal.signal(signal.SIGTERM, _stop)
     if ocr:
         threading.Thread(target=_load_ocr_models, name="ocr-models", daemon=True).start()
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM (the pool stops this worker: past its deadline, or stopping): end the OCR
+    programs it runs and remove their scratch folders, then exit at once."""
+    from renamerd.engine.ocr import children
+
+    children.stop_all()
+    os._exit(128 + signum)
 
 
 def _load_ocr_models() -> None:

@@ -29,12 +29,12 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image
 
+from renamerd.engine.ocr import children
 from renamerd.engine.ocr.scripts import parse_osd, script_pack
 from renamerd.engine.readers.images import ocr_scale, reduce_grey, to_grey
 from renamerd.engine.readers.langid import guess_language
@@ -299,7 +299,7 @@ class OcrSession:
         return OcrReading(text, lang, conf, words, rotation, height)
 
     def _tesseract(self, source: _Source, args: list[str]) -> str:
-        with tempfile.TemporaryDirectory(prefix="renamerd-ocr-") as tmp:
+        with children.scratch_dir() as tmp:
             if isinstance(source, Image.Image):
                 path = os.path.join(tmp, "page.pnm")
                 source.save(path, format="PPM")
@@ -308,19 +308,17 @@ class OcrSession:
                 with open(path, "wb") as handle:
                     handle.write(source[0])
             try:
-                proc = subprocess.run(
-                    [self.cmd, path, "stdout", *args], capture_output=True,
-                    timeout=self.config.ocr_timeout_s, check=False,
-                    env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-                )
+                code, out, err = children.run(
+                    [self.cmd, path, "stdout", *args], timeout=self.config.ocr_timeout_s,
+                    env={**os.environ, "OMP_THREAD_LIMIT": "1"})
             except subprocess.TimeoutExpired:
                 raise OcrTimeout(
                     f"OCR took longer than {self.config.ocr_timeout_s:g} s and was stopped"
                 ) from None
-        if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise UnreadableDocument(f"OCR failed: {err[-1] if err else proc.returncode}")
-        return proc.stdout.decode("utf-8", "replace")
+        if code != 0:
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            raise UnreadableDocument(f"OCR failed: {lines[-1] if lines else code}")
+        return out.decode("utf-8", "replace")
 
 
 def parse_tsv(tsv: str) -> tuple[str, float, int]:
