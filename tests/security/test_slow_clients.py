@@ -22,6 +22,7 @@ from renamerd.api.protocol import AcceptErrorLogLimit
 from renamerd.commands.server import build_app, uvicorn_config
 from renamerd.config import Settings
 from renamerd.service.accounts import Accounts
+from renamerd.service.user_admin import UserAdmin
 from renamerd.storage.database import Database
 
 HEADER_S = 1.0
@@ -40,10 +41,11 @@ class _Ctx:
 
 
 class Running:
-    def __init__(self, port: int, token: str) -> None:
+    def __init__(self, port: int, token: str, admin_token: str) -> None:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.auth = {"Authorization": f"Bearer {token}"}
+        self.admin = {"Authorization": f"Bearer {admin_token}"}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +62,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     accounts = Accounts(db, settings)
     user = accounts.create_user("slow@example.org", "Slow")
     _, token = accounts.create_token(user.email)
+    admin = accounts.create_user("admin@example.org", "Admin")
+    UserAdmin(db).set_admin(admin.email)
+    _, admin_token = accounts.create_token(admin.email)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(4096)
@@ -74,7 +79,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     while not srv.started:
         assert time.monotonic() < deadline, "server did not start"
         time.sleep(0.02)
-    yield Running(port, token)
+    yield Running(port, token, admin_token)
     srv.should_exit = True
     thread.join(15)
     db.dispose()
@@ -210,9 +215,11 @@ def test_a_client_given_host_gets_no_redirect(server: Running) -> None:
 
 def test_metrics_need_a_token_by_default(server: Running) -> None:
     r = httpx.get(f"{server.url}/metrics")
-    assert r.status_code == 401 and "error" in r.json()
+    assert r.status_code == 401 and r.json()["error"] and r.json()["code"] == "UNAUTHORIZED"
     r = httpx.get(f"{server.url}/metrics", headers=server.auth)  # not an admin's token
     assert r.status_code == 401
+    r = httpx.get(f"{server.url}/metrics", headers=server.admin)  # an admin's token
+    assert r.status_code == 200 and "renamerd_" in r.text
 
 
 def test_forwarded_for_is_ignored_without_trusted_proxies(server: Running) -> None:

@@ -282,7 +282,8 @@ def metrics_refusal(request: Request, db: Database, settings: Settings | None
             if user is not None and user.is_admin:
                 return None
     return JSONResponse({"error": "/metrics needs Authorization: Bearer <server.metrics_token "
-                                  "or an admin's API token>"}, status_code=401,
+                                  "or an admin's API token>", "code": "UNAUTHORIZED"},
+                        status_code=401,
                         headers={"WWW-Authenticate": "Bearer"})
 
 

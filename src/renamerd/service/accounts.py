@@ -33,7 +33,7 @@ TOKEN_LEN = len(TOKEN_PREFIX) + TOKEN_RANDOM_LEN + TOKEN_CHECK_LEN
 LAST_USED_GRANULARITY = timedelta(seconds=60)
 _TOKEN_USER = (
     select(User.id, User.email, User.name, User.created_at, User.disabled,  # type: ignore[call-overload]
-           col(ApiToken.id).label("token_id"), ApiToken.last_used_at)
+           User.is_admin, col(ApiToken.id).label("token_id"), ApiToken.last_used_at)
     .join(ApiToken, col(ApiToken.user_id) == col(User.id))
     .where(col(ApiToken.token_hash) == bindparam("digest"), col(ApiToken.revoked_at).is_(None),
            col(User.disabled).is_(False),
@@ -243,7 +243,7 @@ class Accounts:
         if row is None:
             return None
         user = User(id=row.id, email=row.email, name=row.name, created_at=row.created_at,
-                    disabled=row.disabled)
+                    disabled=row.disabled, is_admin=row.is_admin)
         stale = row.last_used_at is None or now - row.last_used_at > LAST_USED_GRANULARITY
         token_id = row.token_id
         if stale:
