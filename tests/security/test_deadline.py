@@ -8,8 +8,10 @@ limit) take the engine 0.6-2.5 s to read, depending on the machine; with a deadl
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,7 @@ from sqlmodel import select
 from daemon.e2e import invoice_pdf
 from renamerd.api.app import create_app
 from renamerd.config import Settings
+from renamerd.engine.types import RenameOptions
 from renamerd.runtime.daemon import Daemon
 from renamerd.runtime.engine_pool import EnginePool
 from renamerd.service import jobs as J
@@ -152,6 +155,35 @@ def test_sigterm_does_not_wait_for_a_stuck_rename(
     assert took < 4, took
     job = job_named(sqlite_db, "slow.pdf")
     assert job is not None and job.state == J.QUEUED and job.attempts == 0, job
+
+
+def test_stop_lets_an_api_rename_on_the_shared_engine_finish(
+        sqlite_db: Database, tmp_path: Path) -> None:
+    """`renamerd run`: the API's renames share the daemon's engine workers. SIGTERM stops
+    the daemon first; a rename a client waits for gets its grace (10 s) before the workers
+    are killed (it was answered 500 "the engine is stopping" at once)."""
+    settings = Settings(
+        database={"url": sqlite_db.url}, daemon={"state_dir": str(tmp_path / "state")},
+        engine={"workers": 1}, server={"shutdown_grace_s": 30})
+    pool = EnginePool(workers=1, deadline_s=10, memory_limit_mb=0, fn=hooks.pid)
+    daemon = Daemon(settings, sqlite_db, workers=1, engine_pool=pool)
+    daemon.start()
+    outcome: list[object] = []
+
+    def client() -> None:
+        try:
+            outcome.append(asyncio.run(pool.rename_async(b"1.5", "x", RenameOptions(), None)))
+        except Exception as err:  # noqa: BLE001  (what the client was answered)
+            outcome.append(err)
+
+    thread = threading.Thread(target=client)
+    thread.start()
+    time.sleep(0.5)  # the rename is being read
+    started = time.monotonic()
+    daemon.stop()
+    thread.join(10)
+    assert isinstance(outcome[0], tuple), outcome  # the worker's (pid, limit): it finished
+    assert time.monotonic() - started < 5
 
 
 def job_named(db: Database, name: str) -> Job | None:

@@ -2,8 +2,9 @@
 
 SIGTERM / SIGINT stop accepting connections and give running requests `server.shutdown_grace_s`
 seconds to finish (uvicorn's graceful shutdown) before the process exits; a rename still being
-read `API_ENGINE_GRACE_S` (10 s, or the grace if shorter) after the signal has its engine worker
-killed (answered 500, its credit refunded), so a stuck document does not hold the exit up.
+read `engine_pool.CLIENT_GRACE_S` (10 s, or the grace if shorter) after the signal has its
+engine worker killed (answered 500, its credit refunded), so a stuck document does not hold the
+exit up. `renamerd run` gives the API's renames the same grace (`Daemon.stop`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,6 @@ import click
 
 from renamerd.commands.context import AppContext, app_command
 from renamerd.commands.server import build_app, uvicorn_config
-
-#: seconds after SIGTERM a rename still being read may go on before its worker is killed (a
-#: client waits for it; the daemon's jobs get less: they are resumed by the next process)
-API_ENGINE_GRACE_S = 10.0
 
 
 def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
@@ -62,7 +59,7 @@ def register(cli: click.Group) -> None:
         import uvicorn
 
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until the reload handler is set
-        from renamerd.runtime.engine_pool import EnginePool
+        from renamerd.runtime.engine_pool import CLIENT_GRACE_S, EnginePool
 
         pool = EnginePool.from_settings(app.settings)
         pool.start()
@@ -74,7 +71,7 @@ def register(cli: click.Group) -> None:
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: FrameType | None) -> None:
                 super().handle_exit(sig, frame)
-                grace = min(API_ENGINE_GRACE_S, app.settings.server.shutdown_grace_s)
+                grace = min(CLIENT_GRACE_S, app.settings.server.shutdown_grace_s)
                 cut = threading.Timer(grace, pool.stop)
                 cut.daemon = True
                 cut.start()

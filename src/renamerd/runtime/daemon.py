@@ -27,7 +27,7 @@ from renamerd.config import ConnectionSettings, Settings
 from renamerd.runtime import notifications
 from renamerd.runtime import observability as obs
 from renamerd.runtime import reload as reloading
-from renamerd.runtime.engine_pool import EnginePool
+from renamerd.runtime.engine_pool import CLIENT_GRACE_S, EnginePool
 from renamerd.runtime.poller import Poller, long_polls
 from renamerd.runtime.reservation_sweep import RECONCILE_EVERY_S, StaleReservations
 from renamerd.runtime.systemd import sd_notify, watchdog_interval
@@ -216,6 +216,9 @@ class Daemon:
         deadline = time.monotonic() + grace
         clean = self.workers.join(min(deadline, time.monotonic() + ENGINE_GRACE_S))
         if self.engine_pool is not None:  # a rename still reading is cut (its job is retried)
+            # (the API's renames on the shared pool get their grace first: a client waits)
+            self.engine_pool.wait_for_clients(
+                max(0.0, min(deadline, time.monotonic() + CLIENT_GRACE_S) - time.monotonic()))
             self.engine_pool.stop()
         clean = clean or self.workers.join(deadline)
         for t in self._pollers:  # a long poll returns with its provider's answer; no job waits

@@ -31,6 +31,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -73,6 +74,11 @@ def _context() -> Any:
     return ctx
 
 
+#: seconds after a stop is asked for that a rename a client waits for may still be read (then
+#: its worker is killed: answered 500 and refunded), so a stuck document cannot hold the exit up
+CLIENT_GRACE_S = 10.0
+
+
 class EnginePool:
     """`workers` engine processes. `start()`, `rename(...)` from any thread (or `rename_async`
     from an event loop), then `stop()`. Safe to share between the API and the daemon."""
@@ -91,6 +97,8 @@ class EnginePool:
         self._stopped = False
         #: the futures handed out -> pebble's, for renames not finished yet
         self._pending: dict[Future[RenameResult], Future[RenameResult]] = {}
+        #: renames a client waits for (`rename_async`: the API's) being read now
+        self._clients = 0
 
     @classmethod
     def from_settings(cls, settings: Any, fn: EngineFn | None = None) -> EnginePool:
@@ -150,8 +158,11 @@ class EnginePool:
 
     async def rename_async(self, data: bytes, filename: str, options: RenameOptions,
                            config: Any) -> RenameResult:
-        """`rename` for an event loop. Cancelling the awaiting task kills the worker."""
+        """`rename` for an event loop (a client waits for it: `wait_for_clients`). Cancelling
+        the awaiting task kills the worker."""
         future = self.submit(data, filename, options, config)
+        with self._lock:
+            self._clients += 1
         try:
             await asyncio.wrap_future(future)
         except asyncio.CancelledError:
@@ -161,7 +172,21 @@ class EnginePool:
             raise
         except BaseException:  # noqa: S110  (result_of names it)
             pass
+        finally:
+            with self._lock:
+                self._clients -= 1
         return self.result_of(future)
+
+    def wait_for_clients(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until no rename a client waits for (`rename_async`) is
+        being read; True when none is. For a stop that gives requests their grace before
+        `stop()` kills the workers."""
+        deadline = time.monotonic() + timeout
+        while self._clients > 0:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+        return True
 
     def result_of(self, future: Future[RenameResult]) -> RenameResult:
         """The result of a submitted rename, its failure translated (see `rename`)."""
