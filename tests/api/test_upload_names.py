@@ -26,3 +26,11 @@ def test_format_characters_and_paths_are_cleaned(make_api: MakeApi) -> None:
     assert r.status_code == 200
     name = r.json()["originalFilename"]
     assert "\u202e" not in name and "/" not in name and ".." not in name
+
+
+def test_a_name_of_dots_is_echoed_as_document(make_api: MakeApi) -> None:
+    api = make_api()
+    for name in ("..", "evil/..", " . "):
+        r = api.client.post("/api/v1/rename", headers=api.auth,
+                            files={"file": (name, PDF, "application/pdf")})
+        assert r.json()["originalFilename"] == "document", (name, r.text)

@@ -59,9 +59,9 @@ def too_large(max_bytes: int) -> ApiError:
 def safe_filename(name: str) -> str:
     """The last path segment of a client-supplied name, cleaned like the engine's
     `originalFilename` (no control or format characters, at most 255 UTF-8 bytes, extension
-    kept); "document" when nothing is left. Pure."""
-    name = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return clean_filename(name) or "document"
+    kept); "document" when nothing is left or only dots are ("..", a path's part). Pure."""
+    name = clean_filename(name.replace("\\", "/").rsplit("/", 1)[-1])
+    return name if name.strip(". ") else "document"
 
 
 def multipart_boundary(content_type: str) -> bytes:
