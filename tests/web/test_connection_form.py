@@ -44,3 +44,19 @@ def test_the_confidence_policy_in_the_settings_form(make_web: Callable[..., Web]
     assert cleared.status_code in (200, 303)
     daemon_view = {c.name: c for c in all_connections(web.settings, web.db)}[row.name]
     assert (daemon_view.below_confidence, daemon_view.confidence_threshold) == (None, None)
+
+
+def test_without_a_drive_provider_the_page_says_who_sets_one_up(
+        make_web: Callable[..., Web]) -> None:
+    """No [providers] configured: a user learns drives come once the admin sets them up; the
+    admin learns where (the config's [providers] tables, docs/web-connections.md)."""
+    web = make_web()
+    web.user("ada@example.org")
+    web.user("boss@example.org", admin=True)
+    web.sign_in("ada@example.org")
+    page = web.get("/connections").text
+    assert "Connect a drive" in page and "once your admin has set them up" in page
+    assert "[providers.gdrive]" not in page
+    web.sign_in("boss@example.org")
+    page = web.get("/connections").text
+    assert "[providers.gdrive]" in page and "docs/web-connections.md" in page
