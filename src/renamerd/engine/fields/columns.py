@@ -211,7 +211,7 @@ def _pair_colon_row(heads: str, cells: str) -> list[str]:
     if len(values) - lead != len(labels):
         return []
     pairs = [f"{label}: {value}" for label, value in zip(labels, values[lead:], strict=True)]
-    if not all(len(value) <= _MAX_VALUE and (_fits(fold(label), value) or " de " in value)
+    if not all(len(value) <= _MAX_VALUE and _fits(fold(label), value)
                for label, value in zip(labels, values[lead:], strict=True)):
         return []
     return [" ".join(values[:lead]), *pairs] if lead else pairs
@@ -253,10 +253,10 @@ def _label_last_words() -> frozenset[str]:
     return frozenset(label.rsplit(" ", 1)[-1].strip(" :#.") for label in dates | numbers)
 
 
-#: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05"; not an
-#: Indian invoice's number with its financial year, "222/26-27")
+#: a date as a table's cell prints it ("19-DEC-2025", "12/12/2022", "2024-03-05", "8 de junio
+#: de 2026"; not an Indian invoice's number with its financial year, "222/26-27")
 _DATE_CELL = re.compile(r"(\d{1,2}|\d{4})[./-](\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4}"
-                        r"|(\d{1,2}) ([^\W\d_]{3,9})\.? \d{2,4}")
+                        r"|(\d{1,2}) (?:de )?([^\W\d_]{3,9})\.?(?: de)? \d{2,4}")
 
 
 def date_cell(value: str) -> bool:
