@@ -57,9 +57,8 @@ class RenameRequests:
         (counted, nothing taken: on arrival when no credit is left, or when its turn comes
         and the credits went to the account's other requests), or what the engine raised
         (EngineTimeout, EngineOutOfMemory, EngineCrashed, EngineStopped, UnsupportedDocument,
-        ...): then the credit is refunded,
-        also when the caller is cancelled. A `ref` already charged is not charged again
-        (idempotent per ref, like `Credits.reserve`)."""
+        ...): then the credit is refunded, also when the caller is cancelled. A `ref` already
+        charged is not charged again (idempotent per ref, like `Credits.reserve`)."""
         def count_and_check() -> tuple[Any, bool]:
             # one thread hop for both; the count comes first (a 429 takes no credit)
             quota = self.limiter.hit_rename(user_id)
