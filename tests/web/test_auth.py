@@ -72,9 +72,12 @@ def test_sign_out_ends_the_session_on_the_server(web: Web) -> None:
     web.sign_in("ada@example.org")
     old = web.client.cookies.get("renamerd_session")
     page = web.get("/")
-    link = re.search(r'href="(/signout\?csrf=[^"]+)"', page.text)
-    assert link
-    out = web.get(link.group(1), follow_redirects=False)
+    # the header's Sign out is a form that posts the session's CSRF token, never a link with it
+    form = re.search(r'<form class="signout" method="post" action="/signout">\s*'
+                     r'<input type="hidden" name="csrf_token" value="([^"]+)">', page.text)
+    assert form and "csrf=" not in page.text
+    out = web.client.post("/signout", data={"csrf_token": form.group(1)}, headers=HTML,
+                          follow_redirects=False)
     assert out.status_code == 303 and out.headers["location"] == "/signin"
     web.client.cookies.clear()
     web.client.cookies.set("renamerd_session", old or "")
@@ -82,12 +85,15 @@ def test_sign_out_ends_the_session_on_the_server(web: Web) -> None:
     assert again.status_code == 303 and again.headers["location"].startswith("/signin")
 
 
-def test_a_sign_out_link_from_elsewhere_asks_first(web: Web) -> None:
+def test_a_sign_out_link_asks_first_whatever_its_query(web: Web) -> None:
     web.user("ada@example.org")
     web.sign_in("ada@example.org")
-    r = web.get("/signout?csrf=forged")
-    assert r.status_code == 200 and "Sign out now" in r.text
-    assert web.get("/").status_code == 200
+    token = re.search(r'name="csrf_token" value="([^"]+)"', web.get("/").text)
+    assert token
+    for link in ("/signout", "/signout?csrf=forged", f"/signout?csrf={token.group(1)}"):
+        r = web.get(link)
+        assert r.status_code == 200 and "Sign out now" in r.text, link
+        assert web.get("/").status_code == 200
     assert web.post("/signout", follow_redirects=False).status_code == 303
     assert web.get("/", follow_redirects=False).status_code == 303
 

@@ -151,7 +151,7 @@ def test_the_consent_page_in_a_browser(browser: Any, tmp_path: Path) -> None:
         page.get_by_label("Account e-mail").fill("ada@example.org")
         page.get_by_role("button", name="Allow").click()
         expect(page.locator("#balance")).to_have_text("50")
-        expect(page.get_by_role("link", name="Sign out")).to_be_visible()
+        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
     finally:
         context.close()
         stop()
