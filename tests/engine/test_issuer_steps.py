@@ -361,3 +361,73 @@ def test_a_barcodes_text_between_stars_ends_a_name() -> None:
 ])
 def test_a_months_name_and_a_day_is_never_a_name(value: str, never: bool) -> None:
     assert vetoed(value, re.compile(r"invoice")) is never
+
+
+@pytest.mark.parametrize(("top", "issuer"), [
+    ("THE HOME DEPOT More saving.", "THE HOME DEPOT"),
+    ("WALMART Save money.", "WALMART"),
+    ("BP Connect.", "BP Connect."),  # one word after it: the name's
+    ("IKEA Hej", "IKEA Hej"),  # no sentence
+    ("ACME Trading Ltd.", "ACME Trading Ltd."),  # Title Case and a form: a name
+])
+def test_a_slogan_beside_a_name_in_capitals_is_no_part_of_it(top: str, issuer: str) -> None:
+    page = f"{top}\n2020 101st Street, Edmonton\nCASHIER FATUMA\nTOTAL $103.16\n"
+    assert extract([page]).values.get("issuer") == issuer
+
+
+def test_a_customer_heading_with_another_columns_label_beside_it_starts_the_customers_block(
+        ) -> None:
+    page = ("Invoice\nCustomer Name & Address Order Contact: Junus Pan\n"
+            "Beanfreaks Limited Cowbridge <C30>\n124 Cowbridge Road East\nCanton\nCardiff\n"
+            "Essential Trading Cooperative Ltd CF11 9DX\nUnit 3, Lodge Causeway, Bristol\n"
+            "Invoice No: 41678\nTotal: 303.61\n")
+    assert extract([page]).values["issuer"] == "Essential Trading Cooperative Ltd"
+    # "Customer Service: ..." is no heading: one word and a colon
+    _rec, _vocab_, _reg = _vocab("en")
+    assert _rec.match("customer name & address order contact: junus pan")
+    assert not _rec.match("customer service line open: 9-5")
+
+
+def test_a_joining_word_never_opens_a_name() -> None:
+    text = "All goods remain the property of Natures Aid Ltd until payment has been received."
+    suffix = legal_suffix(text)
+    assert suffix is not None
+    start = after_lower_case_words(text, 0, suffix.start())
+    assert text[start:suffix.end()] == "Natures Aid Ltd"
+    named = "Academy of Music Ltd"  # inside a name it stays
+    start = after_lower_case_words(named, 0, len(named) - 4)
+    assert named[start:] == named
+
+
+def test_a_seller_read_into_the_customers_block_is_known_by_its_web_address() -> None:
+    """Three columns read row by row: the seller's name lands under "Invoice to:"."""
+    page = ("Invoice to: Deliver to:\nNATURES AID LTD\nBeanfreaks Ltd Beanfreaks Ltd\n"
+            "124 Cowbridge Road East St. George's Park\nCardiff Lancs, PR4 2DQ Cardiff\n"
+            "www.naturesaid.co.uk\nSALES INVOICE\nInvoice No 1234\nTotal 52.00\n"
+            "All goods remain the property of Natures Aid Ltd until payment has been received.")
+    assert extract([page]).values["issuer"] == "Natures Aid Ltd"
+
+
+@pytest.mark.parametrize(("top", "issuer"), [
+    ("Albert Heijn 2308", "Albert Heijn"),  # the store's number over its street
+    ("Triple Six Point Enterprise 666", "Triple Six Point Enterprise 666"),  # the name's
+])
+def test_a_store_number_after_a_shops_name_over_its_street_is_cut_off(top: str,
+                                                                      issuer: str) -> None:
+    page = f"{top}\nStationsplein 45\n3013AK, Rotterdam\nTOTAAL 2,27\nPINNEN 2,27\n"
+    assert extract([page]).values["issuer"] == issuer
+
+
+def test_a_polish_form_in_capitals_or_misread_with_zeros_is_a_form() -> None:
+    assert legal_suffix("Rossmann SDP SP. z o.o.") is not None
+    page = ("Rossmann SDP SP. Z 0.0. Sklep nr 689\nNIP 7270019183\nal. Pokoju 67\n"
+            "31-580 Kraków\nPARAGON\nSUMA PLN 42,97\n")
+    assert extract([page]).values["issuer"] == "Rossmann SDP SP. z o.o."
+
+
+def test_an_id_before_a_name_and_its_form_is_no_part_of_it() -> None:
+    page = ("Adres siedziby: Poznańska 48, Jankowice 62-080 Tarnowo\n"
+            "Podgórne or rej: BD0 000002265 Lidl sp.z 0.0. sp.k.\"\n"
+            "ul. Zygmunta Augusta 12A, 34-600 Limanowa\nNIP 7811897358\nPARAGON\n"
+            "FISKALNY\nSUMA PLN 22,37\nNIEFISKALNY\n")
+    assert extract([page]).values["issuer"] == "Lidl sp.z o.o. sp.k."

@@ -135,7 +135,11 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     # whatever follows it on its line: a second column's labels; a table's bars around it,
     # "| Dados do Tomador |", are no text)
     labels = alternation(recipient)
-    rec = re.compile(rf"^[|*•·\s]*(?:{labels})\s*(?::|[|\s]*$|\((?:{labels})\))")
+    # (a heading of two words or more, "Customer Name & Address", "Bill to", may have a
+    # second column's label and value beside it: "... Order Contact: Junus Pan")
+    headings = alternation({p for p in recipient if len(p.split()) >= 2})
+    rec = re.compile(rf"^[|*•·\s]*(?:(?:{labels})\s*(?::|[|\s]*$|\((?:{labels})\))"
+                     rf"|(?:{headings})(?=\s+[^\W\d][^:\d]{{0,30}}:))")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
 
@@ -159,8 +163,9 @@ def _despaced(text: str) -> str:
     return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
 
 
-def _domains(doc: Doc) -> list[str]:
-    """The distinct e-mail/web domain names of the document (at most MAX_DOMAINS, in order)."""
+def _domains(doc: Doc, web_only: bool = False) -> list[str]:
+    """The distinct e-mail/web domain names of the document (at most MAX_DOMAINS, in order);
+    `web_only`: of its web addresses only ("www.", "http")."""
     out: list[str] = []
     if "@" not in doc.text and "www" not in doc.folded and "http" not in doc.folded:
         return out
@@ -168,6 +173,8 @@ def _domains(doc: Doc) -> list[str]:
         if "@" not in line.text and "www" not in line.folded and "http" not in line.folded:
             continue
         for m in _DOMAIN.finditer(line.text):
+            if web_only and "@" in m.group(0):
+                continue
             parts = m.group(1).lower().split(".")
             if len(parts) >= 2 and parts[-1] in _SECOND_LEVEL:  # "selectprovidores.com.au"
                 parts.pop()
@@ -214,6 +221,8 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
         text = text[:code.start()] if code.start() >= 3 else text[code.end():]
     value = mend_digits(strip_debris(clean_name(text if suffix else _SEPARATORS.split(text)[0])))
     value = without_phone(without_branch(without_department(value)))
+    if not suffix and value[-1:].isdigit():
+        value = _without_store_number(ctx, line, value)
     # "Électricité de France - SA": the form follows the name without a dash; without a form,
     # a registration number after the name is no part of it ("99 SPEED MART (519537-X)")
     value = (_DASH_BEFORE_LAST.sub(" ", value) if suffix
@@ -232,6 +241,24 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     if score < MIN_SCORE:
         return None
     return IssuerCandidate(value, line, score, tuple(reasons))
+
+
+#: a number of four or five digits after two words or more of a name ("Albert Heijn 2308";
+#: three digits may be the name's: "TRIPLE SIX POINT ENTERPRISE 666")
+_NUMBER_AT_END = re.compile(r"(?<=[^\W\d_]) \d{4,5}$")
+
+
+def _without_store_number(ctx: Page, line: Line, value: str) -> str:
+    """A shop's name opening a till slip without its store's number ("Albert Heijn 2308"
+    over "Stationsplein 45"): a number after the first line's name words, with the street
+    on the next line, is no postcode (those follow the street)."""
+    found = _NUMBER_AT_END.search(value)
+    head = value[:found.start()] if found else ""
+    if (found is None or len(head.split()) < 2 or ctx.rank.get(line.index) != 0
+            or line.index + 1 >= len(ctx.doc.lines)
+            or not address(ctx.doc.lines[line.index + 1].text)):
+        return value
+    return head
 
 
 def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
@@ -339,7 +366,7 @@ def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.persons |= payers(doc, language)
     ctx.language = language
-    ctx.buyers = _buyers(doc, ctx.skip)
+    ctx.buyers = _buyers(doc, ctx.skip, _domains(doc, web_only=True))
     # (the buyer's name stands again elsewhere, a delivery slip's "received by" at the foot)
     ctx.persons |= {k for k in (key(clean_name(b)) for b in ctx.buyers) if len(k) >= 6}
     ctx.wanted |= ctx.legal_named
@@ -364,11 +391,14 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
     return _without_buyer(ctx, segment) if ctx.buyers else segment
 
 
-def _buyers(doc: Doc, skip: set[int]) -> tuple[str, ...]:
+def _buyers(doc: Doc, skip: set[int], sites: list[str]) -> tuple[str, ...]:
     """What may name the buyer: each line of the recipient's blocks up to its first comma
-    (six characters or more)."""
+    (six characters or more), but a name the document's web address spells: a bill prints
+    its seller's site, never its customer's ("NATURES AID LTD" beside "Invoice to:", read
+    into the customer's block, under "www.naturesaid.co.uk")."""
     firsts = (doc.lines[index].text.split(",")[0].strip() for index in sorted(skip))
-    return tuple(first for first in firsts if len(first) >= 6)
+    return tuple(first for first in firsts if len(first) >= 6
+                 and not any(site in key(first) for site in sites))
 
 
 def _without_buyer(ctx: Page, segment: str) -> str:

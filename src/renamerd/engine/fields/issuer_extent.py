@@ -30,6 +30,7 @@ _JOINED_END = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", r
 _JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
 
 _RX1D = re.compile(r"\d")
+_LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
 def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
@@ -53,6 +54,7 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
         start = cut + 2 if cut >= 0 else 0
         start = after_lower_case_words(text, start, suffix.start())
         start = after_title_word(text, start, suffix.start())
+        start = after_long_number(text, start, suffix.start())
         text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
         if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
@@ -71,6 +73,7 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
             text = f"{prev.text} {text}"
             reasons.append(CONTINUED)
         return text, suffix
+    text = before_slogan(text)
     if line.index + 1 < n and line.index + 1 not in ctx.skip and seg_no == segments - 1:
         nxt = doc.lines[line.index + 1]
         nxt_text = ctx.fixed_line(nxt.index)
@@ -103,6 +106,11 @@ _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di",
                              "für", "i", "og", "och", "ve", "a", "&"})
 
 
+#: particles that join a name's words but never open one ("de" and "van" may: "de Vries BV")
+_JOINING_ONLY = frozenset({"of", "for", "and", "und", "für", "et", "y", "e", "i", "og", "och",
+                           "ve", "a", "&"})
+
+
 @functools.cache
 def _title_words() -> frozenset[str]:
     """One-word titles of bills in every lexicon language, folded ("invoice", "factura")."""
@@ -120,6 +128,38 @@ def after_title_word(text: str, start: int, end: int) -> int:
     if word.isupper() and fold(word) in _title_words() and rest and not rest.isupper():
         return start + len(word) + 1
     return start
+
+
+def before_slogan(text: str) -> str:
+    """A name in capitals without its slogan, a sentence beside it on the line ("THE HOME
+    DEPOT More saving.", "WALMART Save money."): the capitals. `text` as it is otherwise (a
+    name in Title Case, "BP Connect.", "ACME Trading Ltd.")."""
+    if text[-1:] not in ".!":
+        return text
+    words = text.split()
+    caps = 0
+    while caps < len(words) and words[caps].isupper():
+        caps += 1
+    tail = [w.rstrip(".!,") for w in words[caps:]]
+    if (caps == 0 or len(tail) < 2 or not tail[0].istitle()
+            or not all(w.isalpha() and w.islower() for w in tail[1:])
+            or sum(map(str.isalpha, " ".join(words[:caps]))) < 3):
+        return text
+    return " ".join(words[:caps])
+
+
+#: a number of five digits or more: an id's, never a name's word
+_LONG_NUMBER = re.compile(r"(?<!\S)[\w./-]*\d{5,}[\w./-]*\s+")
+
+
+def after_long_number(text: str, start: int, end: int) -> int:
+    """Where the name before a legal form (at `end`) starts, from `start`: after an id of
+    five digits or more when a word follows it ("rej: BDO 000002265 Lidl sp. z o.o." has lost
+    its label to OCR); "12345678 LTD", a number as the whole name, stays."""
+    found = list(_LONG_NUMBER.finditer(text, start, end))
+    if not found or not _LETTERS.search(text, found[-1].end(), end):
+        return start
+    return found[-1].end()
 
 
 def after_lower_case_words(text: str, start: int, end: int) -> int:
@@ -145,6 +185,10 @@ def after_lower_case_words(text: str, start: int, end: int) -> int:
         capital = bare[:1].isupper() and not word.endswith(".") and offset > position
     while position < end and text[position] == " ":
         position += 1
+    # (a joining word never opens a name: "the property of Natures Aid Ltd")
+    first = text[position:end].split(" ", 1)[0]
+    if position > start and first in _JOINING_ONLY:
+        position += len(first) + 1
     # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
     return position if position < end else start
 
