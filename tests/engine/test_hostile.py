@@ -8,6 +8,7 @@ below what reading the bomb would cost (a GiB of output, or minutes).
 from __future__ import annotations
 
 import io
+import re
 import struct
 import time
 import tracemalloc
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import docmaker as dm
+from renamerd.engine import rename
 from renamerd.engine.text import open_text
 from renamerd.engine.types import (
     DocumentTooLarge,
@@ -132,6 +134,17 @@ def test_truncated_pdf(cut: float) -> None:
 def test_pdf_garbage_body() -> None:
     _refused(b"%PDF-1.7\n" + b"\x8f garbage " * 500 + b"\n%%EOF\n", UnreadableDocument,
              "broken PDF|no pages")
+
+
+def test_a_broken_pdf_is_named_in_words_not_by_the_parsers_exception() -> None:
+    """The user reads what failed; the parser's exception class goes to the log only."""
+    data = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages"
+            b"/Kids[3 0 R]/Count 1>>endobj\n3 0 obj 5 endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
+    with pytest.raises(UnreadableDocument) as refused:
+        rename(data, "x.pdf")
+    message = str(refused.value)
+    assert message.startswith("broken PDF: its structure is damaged (")
+    assert not re.search(r"[A-Z][a-z]+Error|Exception", message), message
 
 
 def test_truncated_png() -> None:

@@ -103,8 +103,10 @@ def guarded(what: str | list[str], func: Callable[[], T]) -> T:
     except MemoryError:
         raise UnreadableDocument(f"refused: {_step(what)} needs too much memory") from None
     except Exception as exc:  # noqa: BLE001 - hostile input: any parser failure means "broken"
+        # (the parser's exception goes to the log, for diagnosis; the user is told what failed)
         log.info("pdf parse failure in %s: %s", _step(what), type(exc).__name__)
-        raise UnreadableDocument(f"broken PDF ({_step(what)}: {type(exc).__name__})") from None
+        raise UnreadableDocument(
+            f"broken PDF: its structure is damaged ({_step(what)} failed)") from None
 
 
 def _step(what: str | list[str]) -> str:
