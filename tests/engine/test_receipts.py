@@ -696,3 +696,18 @@ def test_a_till_slips_bare_transaction_label_numbers_it() -> None:
             "Total\n$7.00\nDEBIT CARD SALE\n$7.00\n01-Mar-2020 9:23:18A\n"
             "$7.00 | Method: CONTACTLESS\nAuth #: 082309\n")
     assert extract([slip]).values["invoice_number"] == "117816"
+
+
+def test_a_loyalty_accounts_closing_balance_on_a_till_slip_leaves_it_a_receipt() -> None:
+    """"CLOSING BALANCE" (a rewards account) ties with "THANK YOU FOR SHOPPING": the till's
+    cues decide, and the total paid is the total, not what was saved."""
+    slip = ("Walgreens\n#03296 191 E 3RD AVE\nSAN MATEO, CA 94401\n"
+            "117 | 47820022 05/24/2022 1:10 PM\nRED BULL ENRGY DRNK CNS 8.4OZ 6PK\n"
+            "61126943157 | 8.79 SALE\nSUBTOTAL | 27.60\nSALES TAX A=9.625% | 1.93\n"
+            "TOTAL | 29.53\nVISA ACCT 1850 | 29.53\nAUTH CODE | 798553\nCHANGE | .00\n"
+            "THANK YOU FOR SHOPPING AT WALGREENS\nTOTAL SAVINGS | $1.20\n"
+            "myWalgreens ACCT # ********0053\nEARNED THIS VISIT | $1.14\n"
+            "CLOSING BALANCE | $1.40\n")
+    values = extract([slip]).values
+    assert values["document_type"] == "receipt"
+    assert values["amount"] == "29.53"

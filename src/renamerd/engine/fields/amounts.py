@@ -15,6 +15,8 @@ _RX2 = re.compile(r"[.,]")
 #: a label of a partial sum, not the total (subtotal, net, before tax)
 _RX3 = re.compile(r"sub|zwischen|netto|hors|neto|imponibile|excl|小計|小计|소계|税抜|不含税|"
                   r"未税|الفرعي|उप-योग|उपयोग")
+#: totals that are no sum paid: what was saved, a count ("TOTAL SAVINGS $1.20", "Total Qty: 2")
+_NOT_PAID = re.compile(r"total\s*(?:savings?|saved|discounts?|qty|quantity|items?|points)\b")
 
 #: currency signs and codes written before an amount, and after it
 _CUR_BEFORE = (r"[€$£₺¥₹₩]|(?<![a-z])(?:r\$|us\$|s\$|hk\$|nt\$|rp\.?|rs\.?|rm|eur|usd|gbp|chf|pln|"
@@ -94,7 +96,7 @@ def total_amount(doc: Doc, language: str) -> tuple[str | None, str | None, Line 
     for line in doc.lines:
         found = list(labels.finditer(line.folded))
         lm = found[-1] if found else None
-        if lm is None or _RX3.search(line.folded):
+        if lm is None or _RX3.search(line.folded) or _NOT_PAID.search(line.folded):
             continue
         segment = line.folded[lm.end():]
         amounts = _amounts(segment, language)

@@ -198,7 +198,10 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     # (looked for only when they could matter: a till slip titled "tax invoice", or one whose
     # only type words are in its body, as a loyalty account's "opening balance")
     top = max(scores.values())
-    weak = top < WEAK_TYPE_SCORE and scores.get("receipt", 0) < top
+    # (weak: no receipt word leads alone; a loyalty account's "CLOSING BALANCE" ties with
+    # "THANK YOU FOR SHOPPING" on a till slip)
+    leaders = [kind for kind, score in scores.items() if score == top]
+    weak = top < WEAK_TYPE_SCORE and leaders != ["receipt"]
     cues = (till_cues(doc) if (weak or scores.get("invoice", 0) >= scores.get("receipt", 0))
             and len(doc.lines) <= MAX_TILL_LINES else set())
     if len(cues) >= _till_cues_needed(cues, addressed):
