@@ -1151,3 +1151,75 @@ def test_a_label_in_a_box_ocr_read_as_brackets_labels_its_number(row: str) -> No
     text = ("SERVINFOTEC\nIGNACIO IBAÑEZ PACHECO \\ FACTURA\n33.360.360-X ( CLIENTE )\n"
             f"BDA. NUEVO SAN ANDRES S/N\n29003 - MALAGA\n{row}\nTOTAL 36,30 Euros")
     assert values(text)["invoice_number"] in ("22/0080", "22/0081")
+
+
+def test_a_nul_a_font_maps_a_dash_to_is_a_dash() -> None:
+    """Stripe's invoices, read by some text layers: the dash's glyph maps to U+0000."""
+    text = ("Invoice\nInvoice number 88IB6AXP\x000003\nDate of issue May 8, 2026\n"
+            "Anthropic, PBC\n548 Market Street\nBill to\nDomas J\nClaude Pro\nMay 8\x00Jun 8, 2026\n"
+            "Total €21.78\n")
+    got = values(text)
+    assert got["invoice_number"] == "88IB6AXP-0003"
+    assert got["issuer"] == "Anthropic, PBC"  # a public benefit corporation's form
+
+
+@pytest.mark.parametrize(("line", "form"), [
+    ("United Parcel Service Deutschland S.à r.l. & Co. OHG", "S.à r.l. & Co. OHG"),
+    ("Amazon EU S.à r.l.", "S.à r.l."),
+    ("Stuart Energy, UAB", "UAB"),
+    ("Lovable Labs Incorporated", "Incorporated"),
+    ("LOVABLE LABS INCORPORATED", "INCORPORATED"),
+    ("Anthropic, PBC", "PBC"),
+])
+def test_more_legal_forms(line: str, form: str) -> None:
+    from renamerd.engine.fields.names import legal_suffix
+    found = legal_suffix(line)
+    assert found is not None and found.group(0).strip() == form
+    text = f"Invoice\nInvoice number 4711\nInvoice date 5 January 2026\n{line}\nTotal 57.25 EUR\n"
+    assert values(text)["issuer"] == line
+
+
+def test_a_latvian_form_opens_the_name_on_its_line() -> None:
+    text = ("SAMPLE\nSIA PARAUGS\nJur. adrese: Parauga iela 1, Riga\nKase Nr. 03\n"
+            "Elektroniska izdruka\nKopā apmaksai 12,40 EUR\n")
+    assert values(text)["issuer"] == "SIA PARAUGS"
+
+
+def test_a_sentence_ending_in_a_recipients_label_opens_no_customers_block() -> None:
+    """"... wenden Sie sich bitte" / "an:" is a sentence's end, not "An:" (To:)."""
+    text = ("Wenn Sie Fragen zur Deutschen Importzollabfertigung\n"
+            "oder dem Steuerbescheid haben, wenden Sie sich bitte\nan:\nimportinfo@ups.com\n"
+            "United Parcel Service Deutschland S.à r.l. & Co. OHG\nRechnungsdatum\n"
+            "05.Januar 2026\nRechnungsnr.:\n837858124\nARTESTA STORE  S.L.\n"
+            "Fälliger Gesamtbetrag EUR 57,25\n")
+    assert values(text)["issuer"] == "United Parcel Service Deutschland S.à r.l. & Co. OHG"
+
+
+def test_a_domain_spelling_a_names_initials_matches_it() -> None:
+    from renamerd.engine.fields.issuer_scores import _initials_of
+    assert _initials_of("United Parcel Service Deutschland S.à r.l. & Co. OHG", "ups")
+    assert _initials_of("International Business Machines Corp.", "ibm")
+    assert not _initials_of("Acme Trading Ltd", "ups")
+    assert not _initials_of("United Parcel", "ups")  # fewer words than letters
+    assert not _initials_of("United Parcel Service", "up")  # two letters match too much
+
+
+def test_a_dates_year_before_a_name_on_its_line_is_no_part_of_it() -> None:
+    text = ("Invoice number NQLFVPGN 0006 Date of issue January 29, 2026 Lovable Labs "
+            "Incorporated 1111b South Governors Avenue\nTotal €15.00\n")
+    assert values(text)["issuer"] == "Lovable Labs Incorporated"
+
+
+def test_the_next_columns_recipient_heading_ends_a_name() -> None:
+    text = ("Invoice\nInvoice number A74E1E93 0042\nDate of issue January 1, 2026\n"
+            "Dagster Labs Bill to\n548 Market St sealed\nSan Francisco, California 94104\n"
+            "billing@dagsterlabs.com\nTotal $124.56\n")
+    assert values(text)["issuer"] == "Dagster Labs"
+
+
+def test_a_number_written_before_its_label_ending_the_line() -> None:
+    """A right-aligned column read first: the value, then its label."""
+    text = ("Información de facturación\nIEE2026001813920Número de factura\n"
+            "28-ENE-2026Fecha de la factura\nAdobe Systems Software Ireland Ltd\n"
+            "TOTAL (EUR) 33.49\n")
+    assert values(text)["invoice_number"] == "IEE2026001813920"

@@ -15,10 +15,11 @@ _SPACES = re.compile(r"[ \t\u00a0\u2009\u202f]+")
 #: what text layers put inside words that no reader sees: a soft hyphen, zero-width spaces, a
 #: word joiner, a byte-order mark (not the zero-width (non-)joiners, which Persian and Indic
 #: scripts need), typographic ligatures ("ﬁ", "ﬀ") and the hyphens that are not "-" (the
-#: Unicode hyphen and the non-breaking one: "RCPT\u20116280974")
-_HIDDEN = re.compile("[\u00ad\u200b\u2060\ufeff\ufb00-\ufb06\u2010\u2011]")
+#: Unicode hyphen and the non-breaking one: "RCPT\u20116280974"), and a NUL: a dash whose
+#: glyph a font maps to nothing (Stripe's invoices: "88IB6AXP\x000003", "May 8\x00Jun 8")
+_HIDDEN = re.compile("[\u00ad\u200b\u2060\ufeff\ufb00-\ufb06\u2010\u2011\x00]")
 _WRITTEN_AS = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
-_WRITTEN_AS |= {"\u2010": "-", "\u2011": "-"}
+_WRITTEN_AS |= {"\u2010": "-", "\u2011": "-", "\x00": "-"}
 
 
 def plain_text(page: str) -> str:

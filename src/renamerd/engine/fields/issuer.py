@@ -144,6 +144,21 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
 
 
 @functools.cache
+def _recipient_heading_end(language: str) -> re.Pattern[str]:
+    """A recipient's heading of two words or more ending a text (folded): the next column's
+    ("Dagster Labs Bill to")."""
+    labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
+    return re.compile(rf" (?:{alternation({p for p in labels if len(p.split()) >= 2})})\s*:?$")
+
+
+def without_recipient_heading(segment: str, language: str) -> str:
+    """`segment` without the recipient's heading a second column put at its end ("Dagster
+    Labs Bill to" -> "Dagster Labs"); as it is otherwise."""
+    found = _recipient_heading_end(language).search(fold(segment))
+    return segment[:found.start()] if found and found.start() >= 3 else segment
+
+
+@functools.cache
 def _recipient_before(language: str) -> re.Pattern[str]:
     """A recipient's label and its colon ending a text (folded)."""
     labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
@@ -386,7 +401,7 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         segment = team
     elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
         ctx.noticed.add((line.index, seg_no))
-    segment = _before_title(segment, ctx.language)
+    segment = without_recipient_heading(_before_title(segment, ctx.language), ctx.language)
     segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
     return _without_buyer(ctx, segment) if ctx.buyers else segment
 

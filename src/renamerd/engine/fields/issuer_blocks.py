@@ -92,10 +92,16 @@ def _split_sender_line(doc: Doc, skip: set[int]) -> int | None:
 
 def _debris(doc: Doc, line: Line, label: re.Match[str]) -> bool:
     """`line` is a two-letter label alone ("AN", "TO") under OCR's debris (a few letters:
-    "OP"): more debris atop a photographed slip, not the start of an addressee's block."""
+    "OP"): more debris atop a photographed slip, not the start of an addressee's block; or
+    the last word of a sentence broken over lines ("... wenden Sie sich bitte" / "an:")."""
     above = doc.lines[line.index - 1].text if line.index else ""
-    return (len(label.group(0).strip(" :")) <= 2 and not line.folded[label.end():].strip()
-            and len(above) <= 3 and above.isalpha())
+    if len(label.group(0).strip(" :")) > 2 or line.folded[label.end():].strip():
+        return False
+    return (len(above) <= 3 and above.isalpha()) or _SENTENCE_GOES_ON.search(above) is not None
+
+
+#: a sentence that goes on below: words in small letters at the end of a long line
+_SENTENCE_GOES_ON = re.compile(r".{20}\b[^\W\d_A-Z]+ [^\W\d_A-Z]+$")
 
 
 #: what parts a sender line written with stars or dashes ("Name * Street * 32339 Town")

@@ -30,6 +30,9 @@ _JOINED_END = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", r
 _JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
 
 _RX1D = re.compile(r"\d")
+#: a year opening a text and a month's name and day closing one ("January 29, " / "2026 ...")
+_YEAR_OPENS = re.compile(r"(?:19|20)\d\d (?=[^\W\d_])")
+_MONTH_DAY_ENDS = re.compile(r"[^\W\d_]{3,9}\.? \d{1,2}, $")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
@@ -55,6 +58,8 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
         start = after_lower_case_words(text, start, suffix.start())
         start = after_title_word(text, start, suffix.start())
         start = after_long_number(text, start, suffix.start())
+        if _YEAR_OPENS.match(text, start) and _MONTH_DAY_ENDS.search(text, 0, start):
+            start += 5  # the year of "January 29, 2026" before the name on its line
         text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
         if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
@@ -79,7 +84,8 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
         nxt_text = ctx.fixed_line(nxt.index)
         sm = legal_suffix(nxt_text)
         if (sm is not None and sm.start() <= 2 and len(nxt_text) <= 25
-                and not ctx.registration.search(nxt.folded)):
+                and not ctx.registration.search(nxt.folded)
+                and not (sm.group(0).strip() in PREFIX_FORMS and nxt_text[sm.end():].strip())):
             text = f"{text} {nxt_text[:sm.end()]}"
             return text, legal_suffix(text)
         joined = f"{text} {nxt_text}"
@@ -97,8 +103,10 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
     return text, suffix
 
 
-#: legal forms written before the name (Indonesia, Korea)
-PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사"})
+#: legal forms written before the name (Indonesia, Korea, Latvia, Lithuania: "SIA PARAUGS";
+#: after it too: "Stuart Energy, UAB")
+PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사",
+                          "SIA", "UAB"})
 
 #: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
 _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",

@@ -243,10 +243,21 @@ def _text_merits(ctx: Page, value: str, reasons: list[str]) -> float:
         score += 1.5
         reasons.append("repeated")
     if ctx.domains and len(k) >= 3 and any(
-            d in k or (len(k) >= 4 and k[:6] in d) for d in ctx.domain_keys):
+            d in k or (len(k) >= 4 and k[:6] in d) or _initials_of(value, d)
+            for d in ctx.domain_keys):
         score += 2.0
         reasons.append("matches e-mail/web domain")
     return score
+
+
+def _initials_of(value: str, domain: str) -> bool:
+    """`domain` spells the initials of `value`'s first words, three letters at least ("ups"
+    for "United Parcel Service Deutschland ...", "ibm" for "International Business
+    Machines")."""
+    if len(domain) < 3 or not domain.isalpha():
+        return False
+    initials = "".join(fold(w[0]) for w in value.split() if w[:1].isupper() and w[:1].isalpha())
+    return len(initials) >= len(domain) and initials.startswith(domain)
 
 
 def after_penalties(ctx: Page, value: str, text: str, suffix: re.Match[str] | None,

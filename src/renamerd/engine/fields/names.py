@@ -24,7 +24,7 @@ _COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-�
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
                 "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
-                "berhad", "limited", "corporation", "sp. z o.o."}
+                "berhad", "limited", "corporation", "sp. z o.o.", "incorporated"}
 
 
 @functools.cache

@@ -173,6 +173,10 @@ def _house_number(folded: str) -> bool:
     return street_named(folded) or address_words().search(folded) is not None
 
 
+#: one code alone before a label ending its line
+_VALUE_BEFORE = re.compile(rf"{_CODE} ")
+
+
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
     pattern, strong, weak, orders = _number_labels(language)
@@ -202,12 +206,16 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             offset = gap_m.end() if gap_m else m.end()
             vm = _VALUE.match(line.text, offset)
             source_line = line
+            if not vm and label in strong and offset >= len(line.text):
+                # (a value a text layer wrote before its label: "IEE2026001813920 Número de
+                # factura", a right-aligned column read first)
+                vm = _VALUE_BEFORE.fullmatch(line.text[:m.start()])
             if not vm and offset >= len(line.text) and line.index + 1 < len(doc.lines):
                 source_line = doc.lines[line.index + 1]
                 vm = _VALUE.match(source_line.text)
             if not vm:
                 continue
-            value = vm.group(0).rstrip("./-_")
+            value = vm.group(0).rstrip("./-_ ")
             if not any(ch.isdigit() for ch in value) or date_cell(value):
                 continue
             if _AMOUNT_AFTER.match(source_line.text, vm.end()):
