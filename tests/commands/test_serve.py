@@ -110,3 +110,26 @@ def test_sigterm_lets_the_running_request_finish(served) -> None:
     assert proc.wait(30) == 0
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{url}/api/v1/user", timeout=2)
+
+
+@pytest.mark.parametrize("command", ["serve", "run"])
+def test_a_port_in_use_ends_the_command_at_once_with_its_reason(tmp_path: Path,
+                                                                command: str) -> None:
+    """Not a process that says it runs while another program answers on its port."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[server]\nhost = "127.0.0.1"\nport = {port}\n'
+            f'[database]\nurl = "sqlite:///{tmp_path / "r.db"}"\n')
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RENAMERD_")}
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "renamerd.commands.cli", command, "--config", str(config)],
+            capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "in use" in done.stderr
+    assert "running" not in done.stderr
+    assert time.monotonic() - started < 30

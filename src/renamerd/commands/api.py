@@ -17,7 +17,12 @@ from typing import Any
 import click
 
 from renamerd.commands.context import AppContext, app_command
-from renamerd.commands.server import build_app, uvicorn_config
+from renamerd.commands.server import (
+    build_app,
+    listening_socket,
+    listening_url,
+    uvicorn_config,
+)
 
 
 def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
@@ -61,6 +66,7 @@ def register(cli: click.Group) -> None:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until the reload handler is set
         from renamerd.runtime.engine_pool import CLIENT_GRACE_S, EnginePool
 
+        sock = listening_socket(app, host, port)  # a port in use ends the command here
         pool = EnginePool.from_settings(app.settings)
         pool.start()
         asgi = build_app(app, engine_pool=pool)
@@ -77,11 +83,11 @@ def register(cli: click.Group) -> None:
                 cut.start()
 
         server = Server(config)
-        click.echo(f"renamerd API on http://{config.host}:{config.port}", err=True)
+        click.echo(f"renamerd API on {listening_url(sock)}", err=True)
         # uvicorn re-raises SIGTERM after its graceful shutdown; end with status 0 instead
         previous = signal.signal(signal.SIGTERM, _exit_cleanly)
         try:
-            server.run()
+            server.run(sockets=[sock])
         finally:
             signal.signal(signal.SIGTERM, previous)
             pool.stop()

@@ -71,12 +71,18 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     then exits; under systemd (Type=notify) it reports READY, WATCHDOG and STOPPING."""
     import uvicorn
 
-    from renamerd.commands.server import build_app, uvicorn_config
+    from renamerd.commands.server import (
+        build_app,
+        listening_socket,
+        listening_url,
+        uvicorn_config,
+    )
     from renamerd.runtime.daemon import hold_reloads, run_until_signalled
     from renamerd.runtime.engine_pool import EnginePool
 
     settings = app.settings
     hold_reloads()  # a SIGHUP while starting is a reload once running, not the end
+    sock = listening_socket(app, host, port)  # first: a port in use ends the command here
     pool = EnginePool.from_settings(settings)  # one set of engine processes for API and jobs
     pool.start()
     daemon = _start_daemon(app, workers, poll=True, engine_pool=pool)
@@ -84,9 +90,10 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     config = uvicorn_config(app, asgi, host, port)
     server = uvicorn.Server(config)
     # in a thread, uvicorn leaves the signals to us (the main thread)
-    thread = threading.Thread(target=server.run, name="api", daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="api",
+                              daemon=True)
     thread.start()
-    address = settings.server.public_url or f"http://{config.host}:{config.port}"
+    address = settings.server.public_url or listening_url(sock)
     click.echo(f"renamerd running: open {address}/ (the web app; the API is at /api/v1, "
                "its reference at /docs)", err=True)
     _hint_first_admin(app)

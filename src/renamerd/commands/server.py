@@ -3,8 +3,11 @@ operations routes, the web app) and the uvicorn settings that serve it."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from typing import Any
+
+import click
 
 from renamerd.commands.context import AppContext
 
@@ -50,3 +53,36 @@ def uvicorn_config(app_ctx: AppContext, asgi_app: Any, host: str | None, port: i
         server_header=False,
         log_config=None,
     )
+
+
+def listening_socket(app_ctx: AppContext, host: str | None, port: int | None) -> socket.socket:
+    """The server's socket, bound now, before anything starts: a port another program (or
+    another renamerd) holds ends the command at once with its reason (exit status 1),
+    instead of a process that says it runs and serves nothing. Port 0: any free one
+    (`getsockname()` says which)."""
+    settings = app_ctx.settings.server
+    host = host or settings.host
+    port = settings.port if port is None else port
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _name, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {reason} (another program, or another renamerd, "
+            "holds it: stop it, or set server.port)") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def listening_url(sock: socket.socket) -> str:
+    """http://host:port of a bound socket ([...] around an IPv6 address)."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
