@@ -10,7 +10,8 @@ process per core, 30 s deadline, 1 GB ceiling per worker) with two accounts, the
    PDF with 1.6 M dates on one line, an XLSX row of 16 M empty cells, a DOCX paragraph of 2.5 M
    runs, an 8940x8940 RGBA PNG, and a PDF of 70,000 dates that is under every limit and costs
    ~0.7 s of CPU), and C slow clients hold connections open (half a header line; a body of
-   1,000 bytes trickled a byte a second).
+   1,000 bytes trickled a byte a second) from an address of their own (127.0.0.3), so past
+   `server.max_connections_per_client` (64) theirs are refused.
 
 It prints, per run and as medians over the runs, the normal client's median and worst latency
 unloaded and loaded (and their ratios), the attacks answered, and the server's peak resident
@@ -170,7 +171,10 @@ def attacker(server: Server, docs: list[tuple[str, bytes, str]], stop: threading
 def slow_client(port: int, trickle: bool, stop: threading.Event) -> None:
     """Half a header line, held; or a body trickled a byte a second."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        # (from an address of their own, as an attacker's: past
+        # server.max_connections_per_client they are refused, the normal client is not)
+        with socket.create_connection(("127.0.0.1", port), timeout=5,
+                                      source_address=("127.0.0.3", 0)) as s:
             if not trickle:
                 s.sendall(b"POST /api/v1/rename HTTP/1.1\r\nHost: x\r\nX-Half: ab")
                 stop.wait()

@@ -89,6 +89,9 @@ class ServerSettings(_Section):
     max_header_kb: int = Field(64, ge=8, le=1024)
     #: open connections served at once; past it, new requests get 503 at once
     max_connections: int = Field(1000, ge=1)
+    #: open connections from one client address; past it, the new one gets 429 and is closed
+    #: (trusted proxies are not counted: they carry everyone's); 0 = no cap
+    max_connections_per_client: int = Field(64, ge=0)
     #: the address people and providers reach this server at (links in invitations, OAuth
     #: callbacks; https makes the session cookie Secure); "" = http://<host>:<port>
     public_url: str = ""

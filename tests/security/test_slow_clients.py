@@ -27,6 +27,7 @@ from renamerd.storage.database import Database
 
 HEADER_S = 1.0
 BODY_S = 1.0
+PER_CLIENT = 400
 
 
 class _Server(uvicorn.Server):
@@ -54,7 +55,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     settings = Settings(
         database={"url": f"sqlite:///{tmp / 'renamerd.db'}"},
         server={"header_timeout_s": HEADER_S, "body_idle_timeout_s": BODY_S,
-                "max_connections": 2000},
+                "max_connections": 2000, "max_connections_per_client": PER_CLIENT},
         limits={"concurrent_per_account": 1},
     )
     db = Database(settings.database.url)
@@ -126,6 +127,36 @@ def test_half_header_lines_are_cut_off_while_normal_clients_are_served(server: R
     assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), {a[:40] for a in answers}
     assert b'"error"' in answers[0]
     assert took < HEADER_S + 5
+
+
+def test_one_address_holding_its_share_of_connections_leaves_the_rest_to_others(
+        server: Running) -> None:
+    """Slowloris topping up its half-sent requests: past `max_connections_per_client` its
+    next connection gets 429 at once, while a client at another address is served."""
+    socks = []
+    for _ in range(PER_CLIENT):
+        s = socket.create_connection(("127.0.0.1", server.port))
+        s.sendall(b"GET /api/v1/credits HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+        socks.append(s)
+    try:
+        extra = socket.create_connection(("127.0.0.1", server.port))
+        refused = _read_all(extra, 3)
+        extra.close()
+        assert refused.startswith(b"HTTP/1.1 429 ") and b"TOO_MANY_CONNECTIONS" in refused
+        other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            r = other.get(f"{server.url}/api/v1/credits", headers=server.auth, timeout=10)
+        assert r.status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+    deadline = time.monotonic() + 5
+    while True:  # the closed connections are counted off as the server sees them go
+        r = httpx.get(f"{server.url}/api/v1/credits", headers=server.auth, timeout=10)
+        if r.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert r.status_code == 200
 
 
 def test_a_silent_connection_is_closed(server: Running) -> None:

@@ -9,6 +9,10 @@ slow client cannot stretch, and a rate-limited log line for accept errors.
 
 - **Size**: the request line and headers may take `server.max_header_kb` together; past it
   the client gets 431 and is cut off (uvicorn buffers a header of any size).
+- **Connections per client**: one address may hold `server.max_connections_per_client` open
+  connections; the next is answered 429 and closed, so one client holding connections open
+  (slowloris) cannot take every slot of `server.max_connections` from the others. Trusted
+  proxies are not counted (their connections carry everyone's requests).
 
 Only the time a request is *being sent* counts: once the body is complete, the app's own work
 (a rename) has no deadline here. An idle keep-alive connection is uvicorn's
@@ -18,6 +22,7 @@ Only the time a request is *being sent* counts: once the body is complete, the a
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import time
@@ -38,6 +43,10 @@ def _response(status: str, error: str, code: str) -> bytes:
 TIMEOUT_RESPONSE = _response("408 Request Timeout",
                              "request timeout: the request was not sent in time",
                              "REQUEST_TIMEOUT")
+TOO_MANY_CONNECTIONS = _response(
+    "429 Too Many Requests",
+    "too many connections: this address holds the most open connections the server allows "
+    "one client", "TOO_MANY_CONNECTIONS")
 HEADERS_TOO_LARGE = _response(
     "431 Request Header Fields Too Large",
     "request headers too large: the request line and headers are over the server's limit",
@@ -51,6 +60,12 @@ class TimedHttpProtocol(HttpToolsProtocol):
     header_timeout_s: float = 10.0
     body_idle_timeout_s: float = 20.0
     max_header_bytes: int = 64 * 1024
+    #: open connections one address may hold (0: no cap), and the addresses not counted
+    max_per_client: int = 0
+    uncounted: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    #: open connections per client address, of every connection of this class (the event
+    #: loop's thread only: no lock)
+    open_per_client: dict[str, int]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -59,6 +74,7 @@ class TimedHttpProtocol(HttpToolsProtocol):
         self._header_bytes = 0  # bytes received while in the headers (an endless line too)
         self._parsed_header_bytes = 0  # the request line and headers parsed (all in one chunk)
         self._refused = False  # 431 sent: what the parser still finds is dropped
+        self._client: str | None = None  # the address counted in open_per_client
 
     def data_received(self, data: bytes) -> None:
         if self._in_headers:
@@ -105,11 +121,44 @@ class TimedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if self.max_per_client and not self._count_client(transport):
+            self._refused = True
+            transport.write(TOO_MANY_CONNECTIONS)
+            transport.close()
+            return
         self._arm(self.header_timeout_s)  # a connection that never sends a byte too
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._client is not None:
+            left = self.open_per_client.get(self._client, 1) - 1
+            if left > 0:
+                self.open_per_client[self._client] = left
+            else:
+                self.open_per_client.pop(self._client, None)
+            self._client = None
         super().connection_lost(exc)
+
+    def _count_client(self, transport: Any) -> bool:
+        """Count this connection against its address; False when the address already holds
+        `max_per_client` (not counted then)."""
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else None
+        if not isinstance(host, str):
+            return True  # a Unix socket: no address to count
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return True
+        if any(address in net for net in self.uncounted):
+            return True
+        held = self.open_per_client.get(host, 0)
+        if held >= self.max_per_client:
+            log.warning("refused a connection from %s: it holds %d open", host, held)
+            return False
+        self.open_per_client[host] = held + 1
+        self._client = host
+        return True
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -158,12 +207,32 @@ class TimedHttpProtocol(HttpToolsProtocol):
 
 
 def protocol_class(header_timeout_s: float, body_idle_timeout_s: float,
-                   max_header_bytes: int = 64 * 1024) -> type[HttpToolsProtocol]:
-    """TimedHttpProtocol with these deadlines and header limit, for
-    `uvicorn.Config(http=...)`."""
+                   max_header_bytes: int = 64 * 1024, max_per_client: int = 0,
+                   uncounted: list[str] | tuple[str, ...] = ()) -> type[HttpToolsProtocol]:
+    """TimedHttpProtocol with these deadlines, header limit and cap of connections per client
+    address (`uncounted`: addresses or CIDRs not counted, the trusted proxies), for
+    `uvicorn.Config(http=...)`. Each class counts its own connections."""
     return type("TimedHttpProtocol", (TimedHttpProtocol,), {
         "header_timeout_s": header_timeout_s, "body_idle_timeout_s": body_idle_timeout_s,
-        "max_header_bytes": max_header_bytes})
+        "max_header_bytes": max_header_bytes, "max_per_client": max_per_client,
+        "uncounted": _networks(uncounted),
+        "open_per_client": {}})
+
+
+def _networks(entries: list[str] | tuple[str, ...]
+              ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """The networks of addresses and CIDRs ("*": every address); entries of neither kind are
+    skipped (the config validates trusted_proxies; forwarded_allow_ips is older and free)."""
+    out: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for entry in entries:
+        if entry.strip() == "*":
+            out += [ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")]
+            continue
+        try:
+            out.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            continue
+    return tuple(out)
 
 
 class AcceptErrorLogLimit(logging.Filter):
