@@ -77,6 +77,19 @@ def test_several_sentences_and_what_was_not_understood() -> None:
     assert any("Legal" in r for r in rules.readable())
 
 
+def test_a_phrase_not_understood_after_a_comma_leaves_the_rest_of_the_sentence_applied(
+        ) -> None:
+    """The README's examples use commas: one unknown phrase must not cancel the sentence."""
+    rules = compile_template("name it company then date, dates as DD.MM.YYYY, "
+                             "blah blah unknown clause")
+    assert rules.fields == ["issuer", "date"]
+    assert rules.date_format == "DD.MM.YYYY"
+    assert rules.not_understood == ["blah blah unknown clause"]
+    # a pattern with a comma in it stays whole when the whole is understood
+    whole = compile_template("name it date then company, separated by underscores")
+    assert whole.fields == ["date", "issuer"] and not whole.not_understood
+
+
 def test_empty_and_nonsense() -> None:
     assert compile_template(None).empty and compile_template("   ").empty
     rules = compile_template("blah blah")

@@ -12,7 +12,9 @@ is cut into clauses (clauses.py); each clause may give:
   2024", "in March"), keywords in the text ("containing 'Strom'"), or "everything else"
   (conditions.py, routes.py).
 
-A clause is applied only when every word of it was understood; any other clause is listed in
+A clause is applied only when every word of it was understood (a clause not understood whole
+is tried in the runs of its comma-separated parts: what is understood of "name it company then
+date, dates as DD.MM.YYYY, blah" is applied, "blah" is not); any other clause is listed in
 `Rules.not_understood` with the reason (`Misread.reason`), and that list is what an LLM
 provider is asked about when one is configured. `Rules.describe()` gives the compiled rules
 as lines a user can check (`renamerd rename --explain`).
@@ -33,7 +35,7 @@ from renamerd.engine.instructions.model import (
     Misread,
     Rules,
 )
-from renamerd.engine.instructions.parser import parse_clause
+from renamerd.engine.instructions.parser import ClauseRules, parse_clause
 from renamerd.engine.instructions.vocab import INSTRUCTION_LANGUAGES
 
 __all__ = ["FIELD_NAMES", "INSTRUCTION_LANGUAGES", "AmountTest", "Condition", "DateTest",
@@ -42,16 +44,41 @@ __all__ = ["FIELD_NAMES", "INSTRUCTION_LANGUAGES", "AmountTest", "Condition", "D
 MAX_TEMPLATE_CHARS = 4000
 
 
+#: the most comma-separated parts of one clause tried one by one when the whole is not understood
+MAX_PARTS = 12
+_COMMA = re.compile(r",\s*")
+
+
 @functools.lru_cache(maxsize=256)
 def _compile_cached(text: str) -> Rules:
     rules = Rules()
     for clause in split(text):
-        result = parse_clause(clause)
-        if isinstance(result, Misread):
-            rules.not_understood.append(result)
-        else:
-            result.apply(rules)
+        for result in _parse_parts(clause):
+            if isinstance(result, Misread):
+                rules.not_understood.append(result)
+            else:
+                result.apply(rules)
     return rules
+
+
+def _parse_parts(clause: str) -> list[ClauseRules | Misread]:
+    """The clause parsed whole; when that is not understood and commas part it, the longest
+    runs of its parts that are, each in turn, and a Misread for each part that is not ("name
+    it company then date, dates as DD.MM.YYYY, blah blah" keeps its first two)."""
+    whole = parse_clause(clause)
+    parts = [p for p in _COMMA.split(clause) if p.strip(" .")]
+    if not isinstance(whole, Misread) or len(parts) < 2 or len(parts) > MAX_PARTS:
+        return [whole]
+    out: list[ClauseRules | Misread] = []
+    start = 0
+    while start < len(parts):
+        for end in range(len(parts), start, -1):
+            result = parse_clause(", ".join(parts[start:end]))
+            if not isinstance(result, Misread) or end == start + 1:
+                out.append(result)
+                start = end
+                break
+    return out
 
 
 def compile_template(text: str | None) -> Rules:
