@@ -231,10 +231,14 @@ def test_the_jobs_page_with_renamed_documents(make_live: Callable[..., Live],
             page.screenshot(path=str(DOCS_IMG / "jobs.png"), full_page=True)
         # on a phone the page does not scroll sideways (wide tables scroll inside their card)
         page.set_viewport_size({"width": 390, "height": 844})
-        for path in ("/jobs", "/connections", "/"):
+        for path in ("/jobs", "/connections", "/tokens", "/"):
             page.goto(live.url + path)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"{path} is {width} px wide on a 390 px screen"
+            # no table scrolls sideways inside its card: every row is a block of its own
+            wide = page.evaluate("[...document.querySelectorAll('section.card')]"
+                                 ".filter(c => c.scrollWidth > c.clientWidth + 1).length")
+            assert wide == 0, f"{path}: {wide} card(s) scroll sideways on a 390 px screen"
             if path == "/jobs":  # each job a block of its own: no column cut at the card's edge
                 shot(page, "mobile-jobs")
                 row = page.locator("tbody tr").first.bounding_box()

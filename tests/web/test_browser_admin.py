@@ -40,6 +40,15 @@ def test_the_admin_page_as_an_admin_uses_it(make_live: Callable[..., Live],
     expect(page.get_by_text("Deducted 7 credits from bob@example.org; 43 left")).to_be_visible()
     assert Credits(live.db).balance(bob.id) == 43
     shot(page, "admin")
+    # on a phone each user is a block: the actions stay on screen, none scrolls sideways
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    delete = page.locator("tbody tr", has_text="bob@example.org").get_by_role("link",
+                                                                              name="Delete")
+    box = delete.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    shot(page, "mobile-admin")
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.locator("tbody tr", has_text="bob@example.org").get_by_role(
         "link", name="Delete").click()

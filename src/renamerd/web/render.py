@@ -12,6 +12,7 @@ from urllib.parse import quote, unquote
 import jinja2
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup, escape
 
 from renamerd.web.security import (
     clear_cookie,
@@ -44,6 +45,12 @@ def short_path(path: str | None, keep: int = 3) -> str:
         return ""
     parts = [p for p in path.split("/") if p]
     return path if len(parts) <= keep else "…/" + "/".join(parts[-keep:])
+
+
+def path_breaks(path: str | None) -> Markup:
+    """`path` escaped, with a break opportunity after each "/": a long path wraps between its
+    folders, never inside a folder's name ("…/var/inb" / "ox")."""
+    return Markup("/<wbr>").join(escape(part) for part in (path or "").split("/"))
 
 
 def iso(value: datetime | None) -> str:
@@ -95,6 +102,7 @@ def _environment() -> jinja2.Environment:
     env.filters["when"] = when
     env.filters["iso"] = iso
     env.filters["short_path"] = short_path
+    env.filters["path_breaks"] = path_breaks
     env.filters["date"] = lambda v: when(v, "%Y-%m-%d") if v else "never"
     env.filters["strategy_words"] = strategy_words
     env.filters["language_words"] = language_words
