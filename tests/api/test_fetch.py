@@ -369,9 +369,15 @@ def test_rename_from_url_errors(make_api: MakeApi, docs: EmulatorServer) -> None
     assert_error(post({"url": f"{docs.url}/big?size=2000000"}), 413)
     assert_error(post({"url": f"{docs.url}/status/500"}), 502)
     assert_error(post({"url": f"{docs.url}/status/200"}), 415)  # b"nope" is no document
-    assert_error(post({"url": f"{docs.url}/files/a.pdf", "strategy": "sideways"}), 400)
-    assert_error(post({"strategy": "root"}), 400)
-    assert_error(api.client.post("/api/v1/rename-from-url", headers=api.auth, content=b"{bad"), 400)
+    # a wrong option's value is an INVALID_OPTION naming the field, as on POST /rename
+    sideways = post({"url": f"{docs.url}/files/a.pdf", "strategy": "sideways"})
+    assert_error(sideways, 400, "INVALID_OPTION")
+    assert "strategy" in sideways.json()["error"] and "by_date" in sideways.json()["error"]
+    assert_error(post({"strategy": "root"}), 400, "INVALID_REQUEST")  # no url
+    bad = api.client.post("/api/v1/rename-from-url", content=b'{"url": "x",, }',
+                          headers={**api.auth, "content-type": "application/json"})
+    assert_error(bad, 400, "INVALID_REQUEST")
+    assert bad.json()["error"].startswith("invalid request: the body is not valid JSON (at ")
     assert api.balance() == 50
 
 

@@ -65,12 +65,31 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _describe_validation(err: RequestValidationError) -> str:
+#: the fields of a rename whose wrong value is an INVALID_OPTION (as for POST /rename's form)
+OPTION_FIELDS = frozenset({"strategy", "templateMode", "templateId", "language",
+                           "belowConfidence"})
+
+
+def _describe_validation(err: RequestValidationError) -> tuple[str, str]:
+    """(message, code) of a request the schema refused: a body that is no JSON says so and
+    where; a wrong value of a rename option is an INVALID_OPTION naming the field and the
+    allowed values, as POST /rename's form fields are."""
+    errors = err.errors()
+    bad_json = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if bad_json is not None:
+        place = tuple(bad_json.get("loc", ()))
+        at = f" (at character {place[-1]})" if place and isinstance(place[-1], int) else ""
+        return f"invalid request: the body is not valid JSON{at}", "INVALID_REQUEST"
     parts = []
-    for e in err.errors()[:3]:
-        loc = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "query", "header"))
+    options = True
+    for e in errors[:3]:
+        fields = [str(p) for p in e.get("loc", ()) if p not in ("body", "query", "header")]
+        loc = ".".join(fields)
+        options = options and len(fields) == 1 and fields[0] in OPTION_FIELDS
         parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
-    return "invalid request: " + "; ".join(parts)
+    if options and parts:
+        return "invalid option " + "; ".join(parts), "INVALID_OPTION"
+    return "invalid request: " + "; ".join(parts), "INVALID_REQUEST"
 
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -80,7 +99,8 @@ async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    return error_response(400, _describe_validation(exc), "INVALID_REQUEST")
+    message, code = _describe_validation(exc)
+    return error_response(400, message, code)
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
