@@ -136,6 +136,22 @@ def test_tokens_shown_once_and_revoked(signed_in_page: tuple[Live, Any]) -> None
     assert api.status_code == 401
 
 
+def test_a_user_changes_their_password_on_the_account_page(
+        signed_in_page: tuple[Live, Any]) -> None:
+    live, page = signed_in_page
+    page.get_by_role("link", name="ada@example.org").click()
+    expect(page.get_by_role("heading", name="Change your password")).to_be_visible()
+    page.get_by_label("Current password").fill(PASSWORD)
+    page.get_by_label("New password", exact=True).fill("a new password 2026")
+    page.get_by_label("New password again").fill("a new password 2026")
+    page.get_by_role("button", name="Change password").click()
+    expect(page.get_by_role("status").first).to_contain_text("Your password is changed")
+    shot(page, "account")
+    page.get_by_role("button", name="Sign out").click()
+    sign_in_page(page, live.url, "ada@example.org", "a new password 2026")
+    expect(page.locator("#balance")).to_have_text("50")
+
+
 def test_another_user_gets_404_and_nothing_changes(make_live: Callable[..., Live],
                                                    new_page: Callable[[], Any]) -> None:
     live = make_live()

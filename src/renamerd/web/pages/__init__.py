@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from renamerd.web.pages import (
+    account,
     admin,
     auth,
     connect,
@@ -19,5 +20,5 @@ from renamerd.web.pages import (
 
 ROUTERS: list[APIRouter] = [
     auth.router, oidc.router, overview.router, jobs.router, connect.router, connections.router,
-    try_it.router, tokens.router, team.router, admin.router,
+    try_it.router, tokens.router, team.router, account.router, admin.router,
 ]

@@ -50,7 +50,8 @@ def _oidc_name(request: Request) -> str:
     return oidc.display_name if oidc is not None else ""
 
 
-def _throttled(request: Request, err: LimitExceeded) -> Response:
+def throttled(request: Request, err: LimitExceeded) -> Response:
+    """The 429 page of too many failed sign-ins, saying when to try again."""
     retry_at = datetime.now(UTC) + timedelta(seconds=err.retry_after)
     return error_page(
         request, 429, "Too many failed sign-ins for this account or from this address.",
@@ -75,7 +76,7 @@ def signin(request: Request, email: str = Form(""), password: str = Form(""),
     try:
         state.throttle.check(email, address)
     except LimitExceeded as err:
-        return _throttled(request, err)
+        return throttled(request, err)
     user = state.passwords.verify(email, password)
     if user is None:
         state.throttle.failed(email, address)
