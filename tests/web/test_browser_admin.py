@@ -74,3 +74,10 @@ def test_try_it_in_the_browser(make_live: Callable[..., Live], new_page: Callabl
     expect(page.get_by_text("One credit charged; 49 left.")).to_be_visible()
     expect(page.locator("#result")).to_be_focused()  # the result is where the reader is
     shot(page, "try-it")
+    # a document over the limit is refused in the browser before it is sent
+    big = tmp_path / "big.pdf"
+    big.write_bytes(b"%PDF-1.4\n" + b" " * (26 * 1024 * 1024))
+    page.get_by_label("Document").set_input_files(str(big))
+    message = page.get_by_label("Document").evaluate("e => e.validationMessage")
+    assert "too large" in message and "25 MB" in message
+    assert page.evaluate("document.querySelector('form.stack').checkValidity()") is False

@@ -68,4 +68,6 @@ def test_csrf_size_and_sign_in(make_web: Callable[..., Web], pdf_bytes: bytes) -
                  csrf=False).status_code == 403
     big = _post(web, {"document": ("a.pdf", b"%PDF-1.4" + b" " * 400_000, "application/pdf")})
     assert big.status_code == 413
+    # the Try it page again, its form and the reason above it (not an error page without it)
+    assert 'action="/try"' in big.text and "too large" in big.text and "0.01 MB" in big.text
     assert _post(web, {}).status_code == 400

@@ -24,9 +24,8 @@ from renamerd.runtime.engine_child import EngineFailure
 from renamerd.service.credits import InsufficientCredits
 from renamerd.service.limits import LimitExceeded
 from renamerd.service.web_sessions import SignedIn
-from renamerd.web.errors import WebError
 from renamerd.web.render import page
-from renamerd.web.security import SignInRequired, checked, require_user
+from renamerd.web.security import SignInRequired, checked, require_user, signed_in
 from renamerd.web.state import web_state
 
 router = APIRouter(include_in_schema=False)
@@ -43,25 +42,33 @@ def _page(request: Request, *, status: int = 200, values: dict[str, str],
                 result=result, balance=balance)
 
 
+_DEFAULTS = {"strategy": DEFAULT_STRATEGY, "language": DEFAULT_LANGUAGE, "instructions": ""}
+
+
 @router.get("/try")
 def try_form(request: Request, me: SignedIn = Depends(require_user)) -> Response:
-    return _page(request, values={"strategy": DEFAULT_STRATEGY, "language": DEFAULT_LANGUAGE,
-                                  "instructions": ""})
+    return _page(request, values=dict(_DEFAULTS))
 
 
-async def _small_enough(request: Request) -> SignedIn | None:
-    """A too large upload is refused by its Content-Length before anything is read; then the
-    CSRF check (which reads the form)."""
+def _too_large(request: Request) -> bool:
+    """The upload's Content-Length is over the limit (or not given): refused before anything
+    is read."""
     limit = web_state(request).settings.limits.max_upload_bytes + FORM_OVERHEAD
     length = request.headers.get("content-length", "")
-    if not length.isdigit() or int(length) > limit:
-        raise WebError(413, "The document is too large (or its size is not given): at most "
-                            f"{web_state(request).settings.limits.max_upload_mb:g} MB.")
-    return await checked(request)
+    return not length.isdigit() or int(length) > limit
 
 
 @router.post("/try")
-async def try_it(request: Request, me: SignedIn | None = Depends(_small_enough)) -> Response:
+async def try_it(request: Request) -> Response:
+    if _too_large(request):
+        # (the form is not read, so no CSRF check: the page is only shown again, with why)
+        if signed_in(request) is None:
+            raise SignInRequired("/try")
+        return _page(request, status=413, values=dict(_DEFAULTS),
+                     error="The document is too large (or its size is not given): at most "
+                           f"{web_state(request).settings.limits.max_upload_mb:g} MB. "
+                           "Nothing was charged.")
+    me = await checked(request)
     if me is None:
         raise SignInRequired("/try")
     form = await request.form()

@@ -118,8 +118,21 @@
     button.addEventListener("click", function () { show(input.value); });
   }
 
+  // A file input with data-max-bytes: a file over it is refused before it is sent
+  function setUpSizeCheck(input) {
+    var max = parseInt(input.getAttribute("data-max-bytes"), 10);
+    input.addEventListener("change", function () {
+      var file = input.files && input.files[0];
+      var over = file && max && file.size > max;
+      input.setCustomValidity(over ? "This document is too large: " +
+        input.getAttribute("data-max-words") + "." : "");
+      if (over) { input.reportValidity(); }
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUpCopyButtons(document);
+    document.querySelectorAll("input[data-max-bytes]").forEach(setUpSizeCheck);
     document.querySelectorAll("[data-live]").forEach(setUpLiveList);
     document.querySelectorAll("button[data-browse]").forEach(setUpBrowser);
   });
