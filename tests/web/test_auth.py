@@ -160,3 +160,15 @@ def test_pages_carry_security_headers_and_errors_suit_the_client(web: Web) -> No
     assert "content-security-policy" not in api.headers
     css = web.client.get("/static/style.css")
     assert css.status_code == 200 and "text/css" in css.headers["content-type"]
+
+
+def test_a_form_of_a_tab_signed_out_in_another_says_so(web: Web) -> None:
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    token = web.csrf()
+    web.post("/signout", follow_redirects=False)  # "another tab": the cookie is gone
+    stale = web.client.post("/jobs/1/undo", data={"csrf_token": token}, headers=HTML)
+    assert stale.status_code == 403 and "signed out (perhaps in another tab)" in stale.text
+    forged = web.client.post("/signin", data={"email": "x@example.org", "password": "x",
+                                              "csrf_token": "y" * 43}, headers=HTML)
+    assert forged.status_code == 403 and "security token" in forged.text

@@ -28,7 +28,13 @@ from renamerd.storage.database import Database
 from renamerd.web.errors import WebError
 from renamerd.web.pages import ROUTERS
 from renamerd.web.render import error_page
-from renamerd.web.security import AdminsOnly, CsrfRefused, SignInRequired, signin_location
+from renamerd.web.security import (
+    AdminsOnly,
+    CsrfRefused,
+    SignInRequired,
+    signed_in,
+    signin_location,
+)
 from renamerd.web.state import WebState
 
 STATIC = Path(__file__).parent / "static"
@@ -119,6 +125,10 @@ def _install_error_pages(app: FastAPI) -> None:
     def csrf_refused(request: Request, _exc: Exception) -> Response:
         message = ("This form has expired or did not come from this site (its security token "
                    "is missing or wrong). Go back, reload the page and try again.")
+        if signed_in(request) is None and request.url.path != "/signin":
+            # (a form of a tab whose session was signed out in another tab)
+            message = ("You are signed out (perhaps in another tab), so this form was not "
+                       "sent and nothing changed. Sign in again, then repeat it.")
         if not is_page(request):
             return JSONResponse({"error": "missing or wrong CSRF token", "code": "CSRF"}, 403)
         return error_page(request, 403, message)
