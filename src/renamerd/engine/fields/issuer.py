@@ -116,13 +116,19 @@ class IssuerCandidate:
 
 
 @functools.cache
+def _recipient_labels(language: str) -> tuple[str, str]:
+    """The recipient's labels of `language` and English as one pattern, and those of two
+    words or more ("Bill to", "Customer Name & Address": a heading) as another."""
+    labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
+    return alternation(labels), alternation({p for p in labels if len(p.split()) >= 2})
+
+
+@functools.cache
 def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     langs = {language, "en"}
-    recipient: set[str] = set()
     words: set[str] = set()
     for lang in langs:
         table = load(lang)
-        recipient.update(table["labels"]["recipient"])
         for kind, phrases in table["labels"].items():
             if kind not in ("recipient", "sign_off", "thanks"):  # (frames hold "{name}")
                 words.update(p for p in phrases if len(p) > 3)
@@ -134,10 +140,9 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     # (a label glossed by another in brackets, "Buyer (Bill to)", "Consignee (Ship to)", is one
     # whatever follows it on its line: a second column's labels; a table's bars around it,
     # "| Dados do Tomador |", are no text)
-    labels = alternation(recipient)
     # (a heading of two words or more, "Customer Name & Address", "Bill to", may have a
     # second column's label and value beside it: "... Order Contact: Junus Pan")
-    headings = alternation({p for p in recipient if len(p.split()) >= 2})
+    labels, headings = _recipient_labels(language)
     rec = re.compile(rf"^[|*•·\s]*(?:(?:{labels})\s*(?::|[|\s]*$|\((?:{labels})\))"
                      rf"|(?:{headings})(?=\s+[^\W\d][^:\d]{{0,30}}:))")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
@@ -147,8 +152,7 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
 def _recipient_heading_end(language: str) -> re.Pattern[str]:
     """A recipient's heading of two words or more ending a text (folded): the next column's
     ("Dagster Labs Bill to")."""
-    labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
-    return re.compile(rf" (?:{alternation({p for p in labels if len(p.split()) >= 2})})\s*:?$")
+    return re.compile(rf" (?:{_recipient_labels(language)[1]})\s*:?$")
 
 
 def without_recipient_heading(segment: str, language: str) -> str:
@@ -161,8 +165,7 @@ def without_recipient_heading(segment: str, language: str) -> str:
 @functools.cache
 def _recipient_before(language: str) -> re.Pattern[str]:
     """A recipient's label and its colon ending a text (folded)."""
-    labels = set(load(language)["labels"]["recipient"]) | set(load("en")["labels"]["recipient"])
-    return re.compile(rf"(?:{alternation(labels)})\s*:\s*$")
+    return re.compile(rf"(?:{_recipient_labels(language)[0]})\s*:\s*$")
 
 
 def _after_recipient_label(segment: str, name: str, language: str) -> bool:
