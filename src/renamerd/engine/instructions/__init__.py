@@ -72,7 +72,8 @@ def _parse_parts(clause: str) -> list[ClauseRules | Misread]:
     out: list[ClauseRules | Misread] = []
     start = 0
     while start < len(parts):
-        for end in range(len(parts), start, -1):
+        longest = len(parts) if start else len(parts) - 1  # (the whole was read above)
+        for end in range(longest, start, -1):
             result = parse_clause(", ".join(parts[start:end]))
             if not isinstance(result, Misread) or end == start + 1:
                 out.append(result)
