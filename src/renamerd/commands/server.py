@@ -80,7 +80,6 @@ def listening_socket(app_ctx: AppContext, host: str | None, port: int | None) ->
         raise click.ClickException(
             f"cannot listen on {host}:{port}: {reason} (another program, or another renamerd, "
             "holds it: stop it, or set server.port)") from None
-    sock.set_inheritable(True)
     return sock
 
 
