@@ -98,3 +98,43 @@ def test_the_confidence_policy_of_a_connection(make_api: MakeApi) -> None:
                 {"confidenceThreshold": "high"}):
         r = api.client.patch(f"/api/v1/connections/{made['name']}", headers=api.auth, json=bad)
         assert r.status_code == 400, (bad, r.text)
+
+
+def test_local_folders_only_inside_the_users_roots(make_api: MakeApi, tmp_path: Any) -> None:
+    """A stranger's report: with `[providers.local]` configured, any user could watch /etc or
+    another user's folder and have its files moved into their own."""
+    ada, bob = make_api(), make_api()
+    ada_email = ada.accounts.get_user_by_id(ada.user_id).email
+    bob_email = bob.accounts.get_user_by_id(bob.user_id).email
+
+    def post(api: Any, **body: Any) -> Any:
+        return api.client.post("/api/v1/connections", headers=api.auth,
+                               json={"provider": "local", **body})
+
+    for api in (ada, bob):
+        api.settings.providers = {"local": {}}
+    refused = post(bob, watch="/etc", dryRun=True)
+    assert_error(refused, 400)
+    assert "[providers.local] roots" in refused.json()["error"]
+
+    for api in (ada, bob):
+        api.settings.providers = {"local": {"roots": [f"{tmp_path}/{{email}}"]}}
+    ada_in, bob_in = f"{tmp_path}/{ada_email}/in", f"{tmp_path}/{bob_email}/in"
+    for body in ({"watch": "/etc"}, {"watch": ada_in, "target": f"{tmp_path}/{bob_email}/out"},
+                 {"watch": bob_in, "target": f"{tmp_path}/{bob_email}/../{ada_email}"}):
+        r = post(bob, **body)
+        assert_error(r, 400)
+        assert "outside the folders you may use" in r.json()["error"]
+    made = post(bob, watch=bob_in, target=f"{tmp_path}/{bob_email}/out")
+    assert made.status_code == 201, made.text
+    name = made.json()["name"]
+    moved = bob.client.patch(f"/api/v1/connections/{name}", headers=bob.auth,
+                             json={"target": f"{tmp_path}/{ada_email}"})
+    assert_error(moved, 400)
+    assert bob.client.get(f"/api/v1/connections/{name}", headers=bob.auth).json()["target"] == (
+        f"{tmp_path}/{bob_email}/out")
+    daemon_view = {c.name: c for c in all_connections(bob.settings, bob.db)}
+    assert daemon_view[name].options == {}  # `roots` is not the connector's option
+
+    bob.settings.providers = {"local": {"roots": [f"{tmp_path}/elsewhere"]}}
+    assert name not in {c.name for c in all_connections(bob.settings, bob.db)}

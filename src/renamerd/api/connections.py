@@ -166,6 +166,8 @@ def update_connection(request: Request, name: str, body: ConnectionIn,
     except ConnectionNotFound:
         raise ApiError(404, f"no connection {name!r} of yours (connections of the config "
                        "file are changed there)", "NOT_FOUND") from None
+    except InvalidConnection as err:
+        raise ApiError(400, str(err), "INVALID_CONNECTION") from None
     return _one(request, user, name)
 
 

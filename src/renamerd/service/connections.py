@@ -22,6 +22,7 @@ from sqlmodel import col, delete, select
 
 from renamerd.config import ConnectionSettings, Settings
 from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES, TEMPLATE_MODES
+from renamerd.service import local_roots
 from renamerd.storage.database import Database
 from renamerd.storage.models import ConnectionState, StoredSecret, User, UserConnection, utcnow
 
@@ -143,6 +144,8 @@ class Connections:
         values = {"strategy": "by_date_type", **fields.values}
         if "watch" not in values:
             raise InvalidConnection("watch: the folder to watch is required")
+        if provider == "local":
+            self._check_local(user_id, values["watch"], values.get("target", ""))
         with self.db.write_session() as s:
             row = UserConnection(name=self._new_name(s, provider), owner_id=user_id,
                                  provider=provider, **values)
@@ -154,6 +157,8 @@ class Connections:
         folder is saved (the person chooses it next). Raises InvalidConnection."""
         if provider not in self.settings.providers:
             raise InvalidConnection(f"provider: {provider!r} is not configured here")
+        if provider == "local":
+            self._check_local(user_id, "", "")
         with self.db.write_session() as s:
             row = UserConnection(name=self._new_name(s, provider), owner_id=user_id,
                                  provider=provider, watch="")
@@ -168,8 +173,23 @@ class Connections:
             name = f"{provider}-{random.token_hex(3)}"
         return name
 
+    def _check_local(self, user_id: str, watch: str, target: str) -> None:
+        """Raise InvalidConnection unless the user may use these server folders
+        (service/local_roots.py)."""
+        with self.db.session() as s:
+            user = s.get(User, user_id)
+        reason = local_roots.problem(self.settings.providers, user.email if user else "",
+                                     watch, target)
+        if reason:
+            raise InvalidConnection(reason)
+
     def update(self, user_id: str, name: str, fields: Fields) -> UserConnection:
-        """Change the given settings. Raises ConnectionNotFound. Safe to repeat."""
+        """Change the given settings. Raises ConnectionNotFound, InvalidConnection (a local
+        folder outside the user's roots; nothing changes then). Safe to repeat."""
+        row = self.get(user_id, name)
+        if row.provider == "local":
+            self._check_local(user_id, fields.values.get("watch", row.watch),
+                              fields.values.get("target", row.target))
         with self.db.write_session() as s:
             row = s.get(UserConnection, name)
             if row is None or row.owner_id != user_id:
@@ -223,6 +243,9 @@ class Connections:
 def as_settings(row: UserConnection, owner_email: str, settings: Settings) -> ConnectionSettings:
     """The daemon's view of a user connection: its provider's app options, paused as not
     enabled."""
+    options = dict(settings.providers.get(row.provider, {}))
+    if row.provider == "local":
+        options = local_roots.connector_options(options)
     return ConnectionSettings(
         name=row.name, provider=row.provider, owner=owner_email, watch=row.watch,
         target=row.target, strategy=row.strategy, template_mode=row.template_mode,
@@ -230,7 +253,7 @@ def as_settings(row: UserConnection, owner_email: str, settings: Settings) -> Co
         below_confidence=row.below_confidence, confidence_threshold=row.confidence_threshold,
         poll_seconds=settings.daemon.user_poll_seconds, enabled=not row.paused,
         dry_run=row.dry_run,
-        options=dict(settings.providers.get(row.provider, {})), source="user")
+        options=options, source="user")
 
 
 def all_connections(settings: Settings, db: Database, *, unset: bool = False
@@ -244,5 +267,21 @@ def all_connections(settings: Settings, db: Database, *, unset: bool = False
     out = list(settings.connections)
     for row, user in rows:
         if not user.disabled and row.provider in settings.providers and (row.watch or unset):
+            if row.provider == "local" and _outside_roots(row, user.email, settings):
+                continue
             out.append(as_settings(row, user.email, settings))
     return out
+
+
+#: user local connections already reported as outside their roots (logged once per process)
+_REPORTED: set[str] = set()
+
+
+def _outside_roots(row: UserConnection, email: str, settings: Settings) -> bool:
+    """A user's local connection whose folders are no longer allowed (the admin changed
+    `[providers.local] roots`): left out of the daemon's work, logged once."""
+    reason = local_roots.problem(settings.providers, email, row.watch, row.target)
+    if reason and row.name not in _REPORTED:
+        _REPORTED.add(row.name)
+        log.warning("connection %s is not watched: %s", row.name, reason)
+    return reason is not None

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 
 from renamerd.engine.types import BELOW_CONFIDENCE, LANGUAGES, STRATEGIES
 from renamerd.runtime.connector_pool import list_folders
+from renamerd.service import local_roots
 from renamerd.service.connection_views import connections_of
 from renamerd.service.connections import (
     PROVIDER_NAMES,
@@ -49,7 +50,7 @@ def connections(request: Request, me: SignedIn = Depends(require_user)) -> Respo
     state = web_state(request)
     return page(request, "connections.html", title="Connections",
                 connections=connections_of(state.settings, state.db, me.user),
-                providers=providers(request), names=PROVIDER_NAMES)
+                providers=providers(request), names=PROVIDER_NAMES, signs_in=WEB_PROVIDERS)
 
 
 def _mine(request: Request, me: SignedIn, name: str) -> UserConnection:
@@ -128,6 +129,11 @@ def folders(request: Request, name: str, path: str = Query("/", max_length=1000)
     row = _mine(request, me, name)
     state = web_state(request)
     path = "/" + path.strip().strip("/")
+    if row.provider == "local":  # only the way down to the user's roots, and what is in them
+        on_the_way = local_roots.browsable(
+            path, local_roots.roots_of(state.settings.providers, me.user.email))
+        if on_the_way is not None:
+            return JSONResponse({"path": path, "folders": on_the_way})
     try:
         folder_names = list_folders(state.settings, state.db, as_settings(
             row, me.user.email, state.settings), path)
