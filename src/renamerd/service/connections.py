@@ -186,10 +186,10 @@ class Connections:
     def update(self, user_id: str, name: str, fields: Fields) -> UserConnection:
         """Change the given settings. Raises ConnectionNotFound, InvalidConnection (a local
         folder outside the user's roots; nothing changes then). Safe to repeat."""
-        row = self.get(user_id, name)
-        if row.provider == "local":
-            self._check_local(user_id, fields.values.get("watch", row.watch),
-                              fields.values.get("target", row.target))
+        current = self.get(user_id, name)
+        if current.provider == "local":
+            self._check_local(user_id, fields.values.get("watch", current.watch),
+                              fields.values.get("target", current.target))
         with self.db.write_session() as s:
             row = s.get(UserConnection, name)
             if row is None or row.owner_id != user_id:
