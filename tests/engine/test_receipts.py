@@ -711,3 +711,25 @@ def test_a_loyalty_accounts_closing_balance_on_a_till_slip_leaves_it_a_receipt()
     values = extract([slip]).values
     assert values["document_type"] == "receipt"
     assert values["amount"] == "29.53"
+
+
+def test_a_thanks_broken_over_two_lines_names_nobody() -> None:
+    """"THANK YOU FOR" / "SHOPPING" opening a fuel slip: the second line ends the sentence,
+    the station's name follows (its store number cut); a thanks naming the shop on its
+    second line names it."""
+    slip = ("THANK YOU FOR\nSHOPPING\nDAILY'S # 6607\n101 GALLATIN RD. NORTH\n"
+            "MADISON TN 37115\nFUEL AUTH FOR PUMP #09\nSub Total 10.00\nTOTAL\n10.00\n"
+            "INVOICE: 828285\n08/14/2019 10:52:11\n")
+    assert extract([slip]).values["issuer"] == "DAILY'S"
+    thanks = ("23 MAIN ST\nSPRINGFIELD IL 62701\nTOTAL 4.20\nCASH 5.00\nCHANGE 0.80\n"
+              "08/14/2019 10:52\nTHANK YOU FOR SHOPPING AT\nWALMART\n")
+    assert extract([thanks]).values["issuer"] == "WALMART"
+
+
+def test_ocrs_stutter_of_a_letter_is_no_name() -> None:
+    """A smudge read as "LEESEEEEEEE IChk Copy 31 SRL" ends in a legal form, yet the bar's
+    name at the top is the issuer."""
+    bill = ("RAFFLES\n287 King's Road\nLondon. SW3 5EW\nTEL: 020 7351 4964\nCheck 30001\n"
+            "THU\n1/11/12\nLEESEEEEEEE IChk Copy 31 SRL\n3 OP MATH\n240.00\n10 ZOMBIE\n"
+            "300.00\nTotal Due\n540.00\n")
+    assert extract([bill]).values["issuer"] == "RAFFLES"

@@ -45,6 +45,7 @@ from renamerd.engine.fields.issuer_labels import (
     mail_header,
     side_by_side,
     signed_off,
+    thanks_goes_on,
 )
 from renamerd.engine.fields.issuer_scores import (
     BRACKETED,
@@ -395,6 +396,10 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
     the name a team signs or a shop thanks with ("Your A&O Team", with its end on the next
     line), a copyright notice, the name before a title sharing its line, what follows a
     seller's label ("" when only the label is there)."""
+    if seg_no == 0 and line.index:  # "THANK YOU FOR" / "SHOPPING": the sentence goes on
+        thanked = thanks_goes_on(ctx.doc.lines[line.index - 1].folded, segment, ctx.language)
+        if thanked is not None:
+            return thanked
     team = signed_off(segment, ctx.language)
     if team is not None:  # "Your A&O Team": the sender signs
         ctx.signed_by.add((line.index, seg_no))

@@ -41,6 +41,22 @@ SENTENCE_WORDS = re.compile(
     r"vous|merci|usted|gracias|grazie|vostro|vostra|uw|bedankt|obrigado|obrigada)\b", re.I)
 
 
+#: a thanks left open at the end of its line ("THANK YOU FOR" / "SHOPPING"): folded
+_OPEN_THANKS = re.compile(
+    r"\b(?:thank you|thanks|thank u|merci|danke|gracias|grazie|obrigad[oa]|bedankt|dank u|"
+    r"tack|takk|tak|kiitos|dziekujemy|dekujeme|terima kasih)\b.*\b(?:for|at|with|to|pour|de|"
+    r"chez|fur|bei|bij|voor|por|en|per|presso|da|hos|dla|za|w|em|na|com|di)[ .,]*$")
+
+
+def thanks_goes_on(above: str, segment: str, language: str) -> str | None:
+    """When the line `above` (folded) ends a thanks left open ("Thank you for"), the name it
+    thanks with on this line (`segment`: "SHOPPING AT WALMART" -> "WALMART"), or "" when the
+    line only ends the sentence ("SHOPPING"); None when `above` is no open thanks. Pure."""
+    if len(above) > 80 or not _OPEN_THANKS.search(above):
+        return None
+    return signed_off(above.strip() + " " + segment, language) or ""
+
+
 @dataclass(frozen=True)
 class Label:
     """A seller or operator label found in a segment."""

@@ -112,11 +112,26 @@ _PAGE_NUMBER = re.compile(
 _OCR_LOOKALIKES = str.maketrans("u015", "vois")
 
 
+#: a letter four times running ("LEESEEEEEEE"); inside a longer word no name is spelled so
+_STUTTER = re.compile(r"([^\W\d_])\1{3,}")
+
+
+def _stutters(folded: str) -> bool:
+    """A word holds a letter four times running and other letters too (OCR's noise; "AAAA"
+    alone may be a name)."""
+    for m in _STUTTER.finditer(folded):
+        before = folded[m.start() - 1:m.start()]
+        after = folded[m.end():m.end() + 1]
+        if before.isalpha() or after.isalpha():
+            return True
+    return False
+
+
 def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     """What can never be a name: too short or long, debris (letters under 60%), a document
     word alone, a phone number, an e-mail address or a web address, a table's column heading
     (or a row of them) or a country's name alone, a page's number or the word "page" alone,
-    a month's name and a day."""
+    a month's name and a day, OCR's noise (a letter four times running in a word)."""
     if len(value) < 2 or len(value) > 80 or (garbage(value) and not short_name(value)):
         return True
     if _PAGE_NUMBER.fullmatch(value):
@@ -129,6 +144,8 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
         return True  # a document word as OCR misreads it ("TAX INUOICE")
     if _RX4.search(folded) or folded.strip(" .:,") in never_names():
         return True
+    if _stutters(folded):
+        return True  # OCR's noise of a smudge or a logo ("LEESEEEEEEE IChk Copy 31 SRL")
     words = [w.strip(".:,") for w in folded.split()]
     if len(words) == 2 and _month_and_day(words):
         return True  # a date ("October 22", "22 Okt.")
