@@ -55,7 +55,9 @@ class Poller:
         self.identity = identity
         self.stopping = stopping
         self.owners: dict[str, str] = {}
-        self._poll_connectors: dict[str, Connector] = {}
+        #: per connection: the connector its polls use and the settings it was opened with
+        self._poll_connectors: dict[str, tuple[ConnectionSettings, Connector]] = {}
+        self._poll_locks: dict[str, threading.Lock] = {}
         #: per connection: the newest cursor and when it was last written to the database
         self._cursors: dict[str, tuple[str, float]] = {}
 
@@ -69,7 +71,17 @@ class Poller:
 
     def _poll_once(self, name: str) -> int | None:
         """`poll`, telling apart a poll that reached the provider (the number of new jobs)
-        from one that did not (None: stopping, no lease, stopped connection, an error)."""
+        from one that did not (None: stopping, no lease, stopped connection, an error).
+
+        One poll of a connection at a time: when its settings change, the poll started for
+        the old ones (a long poll's wait) may still be running while the new settings' first
+        poll begins; the second waits for the first, then opens a connector of its own."""
+        if self.stopping.is_set():
+            return None
+        with self._poll_locks.setdefault(name, threading.Lock()):
+            return self._poll_locked(name)
+
+    def _poll_locked(self, name: str) -> int | None:
         if self.stopping.is_set():
             return None
         conf = self.pool.config(name)
@@ -146,7 +158,7 @@ class Poller:
         another process holds the lease or the connection is stopped."""
         now = utcnow()
         ttl = max(2 * conf.poll_seconds, 5.0) + 30.0 * hasattr(
-            self._poll_connectors.get(conf.name), "wait_for_changes")
+            self._poll_connectors.get(conf.name, (None, None))[1], "wait_for_changes")
         with self.db.session() as s:  # the common cases need no write lock
             seen = s.get(ConnectionState, conf.name)
         if seen is not None:
@@ -219,15 +231,18 @@ class Poller:
         return len(new)
 
     def _poll_connector(self, conf: ConnectionSettings) -> Connector:
-        connector = self._poll_connectors.get(conf.name)
-        if connector is None:
-            connector = self.pool.open_new(conf.name)
-            self._poll_connectors[conf.name] = connector
+        held = self._poll_connectors.get(conf.name)
+        if held is not None and held[0] == conf:
+            return held[1]
+        self._drop_poll_connector(conf.name)  # its settings changed: open it anew
+        connector = self.pool.open_new(conf.name)
+        self._poll_connectors[conf.name] = (conf, connector)
         return connector
 
     def _drop_poll_connector(self, name: str) -> None:
-        connector = self._poll_connectors.pop(name, None)
-        if connector is not None:
+        held = self._poll_connectors.pop(name, None)
+        if held is not None:
+            connector = held[1]
             try:
                 connector.close()
             except Exception:
