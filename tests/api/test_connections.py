@@ -83,7 +83,7 @@ def test_the_confidence_policy_of_a_connection(make_api: MakeApi) -> None:
     api = _api(make_api)
     r = api.client.post("/api/v1/connections", headers=api.auth, json={
         "provider": "gdrive", "watch": "/Scans", "belowConfidence": "keep",
-        "confidenceThreshold": 0.7})
+        "confidenceThreshold": 0.7, "refreshToken": "1//t"})
     assert r.status_code == 201, r.text
     made = r.json()
     assert (made["belowConfidence"], made["confidenceThreshold"]) == ("keep", 0.7)
@@ -138,3 +138,17 @@ def test_local_folders_only_inside_the_users_roots(make_api: MakeApi, tmp_path: 
 
     bob.settings.providers = {"local": {"roots": [f"{tmp_path}/elsewhere"]}}
     assert name not in {c.name for c in all_connections(bob.settings, bob.db)}
+
+
+def test_a_connection_never_signed_in_waits_for_its_owner(make_api: MakeApi) -> None:
+    """Made without `refreshToken`: the daemon does not poll it (no warning every minute
+    with advice for the admin's CLI), and its state tells the owner to sign in."""
+    api = _api(make_api)
+    made = api.client.post("/api/v1/connections", headers=api.auth,
+                           json={"provider": "gdrive", "watch": "/In"}).json()
+    assert made["state"].startswith("not signed in yet")
+    assert made["name"] not in {c.name for c in all_connections(api.settings, api.db)}
+    secrets_store.store_refresh_token(api.db, api.settings, made["name"], "1//t")
+    assert made["name"] in {c.name for c in all_connections(api.settings, api.db)}
+    got = api.client.get(f"/api/v1/connections/{made['name']}", headers=api.auth).json()
+    assert got["state"] == "waiting for the first poll"

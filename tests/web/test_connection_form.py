@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from cryptography.fernet import Fernet
 
+from renamerd.service import secrets as secrets_store
 from renamerd.service.connections import Connections, Fields, all_connections
 from web.conftest import Web
 
@@ -19,6 +20,7 @@ def test_the_confidence_policy_in_the_settings_form(make_web: Callable[..., Web]
     ada = web.user("ada@example.org")
     row = Connections(web.db, web.settings).create(ada.id, "gdrive", Fields.check(
         {"watch": "/Scans"}))
+    secrets_store.store_refresh_token(web.db, web.settings, row.name, "1//t")
     web.sign_in("ada@example.org")
     form = web.get(f"/connections/{row.name}").text
     assert "Doubtful documents" in form and "as the server says (review)" in form

@@ -37,7 +37,8 @@ class ConnectionOut(BaseModel):
     watch: str
     target: str
     state: str = Field(description="watching, paused, needs re-consent, waiting for the first "
-                       "poll, choose its folders")
+                       "poll, choose its folders, not signed in yet (made without refreshToken: "
+                       "not polled until its owner signs in at connectUrl)")
     error: str | None
     strategy: str | None = None
     language: str | None = None

@@ -20,6 +20,7 @@ PAUSED = "paused"
 NEEDS_CONSENT = "needs re-consent"
 STARTING = "waiting for the first poll"
 UNSET = "choose its folders"
+NOT_SIGNED_IN = "not signed in yet: Reconnect to sign in at the provider"
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class ConnectionView:
     target: str
     #: where it is declared: "config" (config.toml, read-only here) or "user" (its owner's)
     source: str
-    #: WATCHING, PAUSED, NEEDS_CONSENT, STARTING or UNSET
+    #: WATCHING, PAUSED, NEEDS_CONSENT, STARTING, UNSET or NOT_SIGNED_IN
     state: str
     #: the last error in words, or None
     error: str | None
@@ -49,9 +50,12 @@ def _owner(conf: ConnectionSettings) -> str:
         return conf.owner
 
 
-def _view(conf: ConnectionSettings, state: ConnectionState | None) -> ConnectionView:
+def _view(conf: ConnectionSettings, state: ConnectionState | None,
+          unsigned: frozenset[str] | set[str] = frozenset()) -> ConnectionView:
     error = state.error if state is not None else None
-    if not conf.watch:
+    if conf.name in unsigned:
+        word = NOT_SIGNED_IN
+    elif not conf.watch:
         word = UNSET
     elif not conf.enabled:
         word = PAUSED
@@ -90,9 +94,12 @@ def connections_of(settings: Settings, db: Database, user: User) -> list[Connect
     those the user made) with their state."""
     from renamerd.service.connections import all_connections as every
 
+    from renamerd.service.connections import not_signed_in
+
     mine = [c for c in every(settings, db, unset=True) if _owner(c) == user.email]
     states = _states(db, [c.name for c in mine])
-    return [_view(c, states.get(c.name)) for c in mine]
+    unsigned = not_signed_in(db)
+    return [_view(c, states.get(c.name), unsigned) for c in mine]
 
 
 def connections_in_error(settings: Settings, db: Database) -> list[ConnectionView]:

@@ -264,13 +264,27 @@ def all_connections(settings: Settings, db: Database, *, unset: bool = False
     with db.session() as s:
         rows = s.exec(select(UserConnection, User).where(
             col(UserConnection.owner_id) == col(User.id))).all()
+    waiting = set() if unset else not_signed_in(db)
     out = list(settings.connections)
     for row, user in rows:
         if not user.disabled and row.provider in settings.providers and (row.watch or unset):
+            if row.name in waiting:
+                continue  # nothing to poll with until its owner signs in at the provider
             if row.provider == "local" and _outside_roots(row, user.email, settings):
                 continue
             out.append(as_settings(row, user.email, settings))
     return out
+
+
+def not_signed_in(db: Database) -> set[str]:
+    """The users' connections of a provider they sign in to (WEB_PROVIDERS) that hold no
+    refresh token yet: made through the API without `refreshToken` and never connected in
+    the browser. Read-only."""
+    with db.session() as s:
+        rows = s.exec(select(UserConnection.name).where(
+            col(UserConnection.provider).in_(WEB_PROVIDERS))).all()
+        signed = set(s.exec(select(StoredSecret.connection)).all())
+    return {name for name in rows if name not in signed}
 
 
 #: user local connections already reported as outside their roots (logged once per process)
