@@ -93,7 +93,6 @@ def connections_of(settings: Settings, db: Database, user: User) -> list[Connect
     """The user's connections (the config file's naming the user's e-mail as owner, then
     those the user made) with their state."""
     from renamerd.service.connections import all_connections as every
-
     from renamerd.service.connections import not_signed_in
 
     mine = [c for c in every(settings, db, unset=True) if _owner(c) == user.email]
