@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from renamerd.service.connections import Connections, Fields
 from renamerd.service.processes import ProcessRegistry
 from renamerd.storage.models import utcnow
 from web.conftest import Web
@@ -113,3 +115,17 @@ def test_admin_deducts_credits_and_deletes_a_user_after_confirming(web: Web) -> 
     assert "ada@example.org" not in web.get("/admin").text
     refused = web.post(f"/admin/users/{root.id}/delete", follow_redirects=True)
     assert "cannot delete yourself" in refused.text
+
+
+def test_the_admin_sees_every_users_connections(make_web: Callable[..., Web]) -> None:
+    """A stranger's report: a user's watch of /etc was invisible to the admin. The Admin page
+    lists every connection with its owner and state, also one never signed in."""
+    web = make_web(providers={"gdrive": {"client_id": "c", "client_secret": "s"}})
+    bob = web.user("bob@example.org")
+    row = Connections(web.db, web.settings).create(bob.id, "gdrive",
+                                                   Fields.check({"watch": "/Scans"}))
+    web.user("root@example.org", admin=True)
+    web.sign_in("root@example.org")
+    table = web.get("/admin").text.split('id="all-connections"', 1)[1].split("</table>")[0]
+    assert row.name in table and "bob@example.org" in table and "Scans" in table
+    assert "not signed in yet" in table

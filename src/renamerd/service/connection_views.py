@@ -1,6 +1,6 @@
 """Connections as a person sees them: whose, where, and their state in words (from
 `connection_states`): watching, paused, needs re-consent (with the provider's message), the last
-poll. Read-only; the Overview, the Connections page and the Admin's health list use it.
+poll. Read-only; the Overview, the Connections page and the Admin page use it.
 """
 
 from __future__ import annotations
@@ -81,12 +81,15 @@ def _states(db: Database, names: list[str]) -> dict[str, ConnectionState]:
 
 
 def all_connections(settings: Settings, db: Database) -> list[ConnectionView]:
-    """Every connection with its state: the config file's in order, then the users'."""
+    """Every connection with its state: the config file's in order, then the users' (also
+    those whose folders are not chosen or that are not signed in yet)."""
     from renamerd.service.connections import all_connections as every
+    from renamerd.service.connections import not_signed_in
 
-    confs = every(settings, db)
+    confs = every(settings, db, unset=True)
     states = _states(db, [c.name for c in confs])
-    return [_view(c, states.get(c.name)) for c in confs]
+    unsigned = not_signed_in(db)
+    return [_view(c, states.get(c.name), unsigned) for c in confs]
 
 
 def connections_of(settings: Settings, db: Database, user: User) -> list[ConnectionView]:
@@ -99,8 +102,3 @@ def connections_of(settings: Settings, db: Database, user: User) -> list[Connect
     states = _states(db, [c.name for c in mine])
     unsigned = not_signed_in(db)
     return [_view(c, states.get(c.name), unsigned) for c in mine]
-
-
-def connections_in_error(settings: Settings, db: Database) -> list[ConnectionView]:
-    """The connections that need a person: stopped (re-consent) or with an error."""
-    return [v for v in all_connections(settings, db) if v.in_error]

@@ -8,7 +8,7 @@ from fastapi.responses import Response
 
 from renamerd.service import jobs as J
 from renamerd.service.accounts import AccountError
-from renamerd.service.connection_views import connections_in_error
+from renamerd.service.connection_views import all_connections
 from renamerd.service.credits import CreditsError
 from renamerd.service.web_sessions import SignedIn
 from renamerd.storage.models import User
@@ -36,7 +36,8 @@ def _admin_page(request: Request, *, invite_link: str = "", invited: str = "",
         request, "admin.html", status=status, title="Admin",
         users=[{"user": u, "balance": state.credits.balance(u.id)} for u in users],
         counts=J.JobQueue(state.db).counts(), processes=state.processes.alive(),
-        broken=connections_in_error(state.settings, state.db),
+        connections=(every := all_connections(state.settings, state.db)),
+        broken=[c for c in every if c.in_error],
         invite_link=invite_link, invited=invited, error=error,
         invite_days=state.settings.web.invite_days,
     )
