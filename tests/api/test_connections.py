@@ -152,3 +152,33 @@ def test_a_connection_never_signed_in_waits_for_its_owner(make_api: MakeApi) -> 
     assert made["name"] in {c.name for c in all_connections(api.settings, api.db)}
     got = api.client.get(f"/api/v1/connections/{made['name']}", headers=api.auth).json()
     assert got["state"] == "waiting for the first poll"
+
+
+def test_no_secrets_key_no_drive_connection(make_api: MakeApi, tmp_path: Any) -> None:
+    """Without a key to keep sign-ins, a drive's connection is refused at once (it could never
+    be signed in); the Connect button tells a user to ask the admin, without the key's path."""
+    api = make_api()
+    api.settings.providers = PROVIDERS
+    api.settings.secrets.key_file = str(tmp_path / "missing.key")
+    r = api.client.post("/api/v1/connections", headers=api.auth,
+                        json={"provider": "gdrive", "watch": "/In"})
+    assert_error(r, 400)
+    assert r.json()["code"] == "NO_SECRETS_KEY"
+
+
+def test_the_start_warns_when_drives_are_offered_without_a_key(
+        make_api: MakeApi, tmp_path: Any, capsys: Any) -> None:
+    from types import SimpleNamespace
+
+    from renamerd.commands.daemon import _warn_no_secrets_key
+
+    settings = make_api().settings
+    settings.providers = PROVIDERS
+    settings.secrets.key_file = str(tmp_path / "missing.key")
+    _warn_no_secrets_key(SimpleNamespace(settings=settings))  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    assert "users cannot connect them" in said and "missing.key" in said
+    settings.secrets.key_file = ""
+    settings.secrets.key = Fernet.generate_key().decode()
+    _warn_no_secrets_key(SimpleNamespace(settings=settings))  # type: ignore[arg-type]
+    assert capsys.readouterr().err == ""

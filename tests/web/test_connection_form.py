@@ -5,6 +5,7 @@ bad value is refused with the form again."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from cryptography.fernet import Fernet
 
@@ -62,3 +63,16 @@ def test_without_a_drive_provider_the_page_says_who_sets_one_up(
     web.sign_in("boss@example.org")
     page = web.get("/connections").text
     assert "[providers.gdrive]" in page and "docs/web-connections.md" in page
+
+
+def test_connect_without_a_secrets_key_tells_a_user_to_ask_the_admin(
+        make_web: Callable[..., Web], tmp_path: Path) -> None:
+    web = make_web(providers=PROVIDERS, secrets={"key_file": str(tmp_path / "gone.key")})
+    web.user("ada@example.org")
+    web.user("root@example.org", admin=True)
+    web.sign_in("ada@example.org")
+    page = web.get("/connections/connect/gdrive", follow_redirects=True).text
+    assert "no key to keep sign-ins with yet; ask your admin" in page
+    assert "gone.key" not in page
+    web.sign_in("root@example.org")
+    assert "gone.key" in web.get("/connections/connect/gdrive", follow_redirects=True).text

@@ -19,6 +19,7 @@ from renamerd.api.errors import ApiError, error_responses
 from renamerd.service import secrets as secrets_store
 from renamerd.service.connection_views import ConnectionView, connections_of
 from renamerd.service.connections import (
+    WEB_PROVIDERS,
     ConnectionNotFound,
     Connections,
     Fields,
@@ -108,6 +109,13 @@ def _out(request: Request, view: ConnectionView, row: UserConnection | None) -> 
     return out
 
 
+def _has_key(settings: Any) -> bool:
+    try:
+        return secrets_store.has_key(settings)
+    except secrets_store.SecretsKeyError:  # a key_file that cannot be read
+        return False
+
+
 def _store(request: Request) -> Connections:
     return Connections(request.app.state.db, request.app.state.settings)
 
@@ -144,8 +152,9 @@ def create_connection(request: Request, body: NewConnectionIn,
     has a sign-in (`refreshToken`, or its owner at `connectUrl`)."""
     settings = request.app.state.settings
     fields = _fields(body)
-    if body.refreshToken and not secrets_store.has_key(settings):
-        raise ApiError(400, "this server has no secrets key to store the token with; "
+    if ((body.refreshToken or body.provider in WEB_PROVIDERS)
+            and not _has_key(settings)):
+        raise ApiError(400, "this server has no secrets key to keep sign-ins with; "
                        "ask the admin", "NO_SECRETS_KEY")
     try:
         row = _store(request).create(user.id, body.provider, fields)

@@ -97,6 +97,7 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
     click.echo(f"renamerd running: open {address}/ (the web app; the API is at /api/v1, "
                "its reference at /docs)", err=True)
     _hint_first_admin(app)
+    _warn_no_secrets_key(app)
 
     def stop_api() -> None:
         server.should_exit = True
@@ -104,6 +105,26 @@ def run(app: AppContext, host: str | None, port: int | None, workers: int | None
         pool.stop()
 
     run_until_signalled(daemon, stop_api, _reloader(app, daemon, asgi))
+
+
+def _warn_no_secrets_key(app: AppContext) -> None:
+    """Say at start when `[providers]` offers drives to connect but no secrets key can keep
+    their sign-ins (the Connect buttons would fail)."""
+    from renamerd.service import secrets as secrets_store
+    from renamerd.service.connections import WEB_PROVIDERS
+
+    offered = [p for p in WEB_PROVIDERS if p in app.settings.providers]
+    if not offered:
+        return
+    try:
+        if secrets_store.has_key(app.settings):
+            secrets_store.fernet(app.settings)
+            return
+        reason = f"no secrets key is configured; {secrets_store.MAKE_KEY_HINT}"
+    except secrets_store.SecretsKeyError as err:
+        reason = str(err)
+    click.echo(f"warning: [providers] offers {', '.join(offered)}, but users cannot connect "
+               f"them: {reason}", err=True)
 
 
 def _hint_first_admin(app: AppContext) -> None:

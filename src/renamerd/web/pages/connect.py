@@ -62,7 +62,13 @@ def start(request: Request, provider: str, connection: str = Query("", max_lengt
     try:
         cipher = secrets_store.fernet(state.settings)
         started = consent.start(provider, options, _redirect_uri(request, provider))
-    except (secrets_store.SecretsKeyError, ConnectorError) as err:
+    except secrets_store.SecretsKeyError as err:
+        # (the key's path and how to make one are for the admin, not for every user)
+        why = (str(err) if me.user.is_admin else "this server has no key to keep sign-ins "
+               "with yet; ask your admin")
+        return redirect(request, "/connections", f"Cannot connect {PROVIDER_NAMES[provider]}: "
+                                                 f"{why}", "error")
+    except ConnectorError as err:
         return redirect(request, "/connections", f"Cannot connect {PROVIDER_NAMES[provider]}: "
                                                  f"{err}", "error")
     sealed = cipher.encrypt(json.dumps({
