@@ -1223,3 +1223,19 @@ def test_a_number_written_before_its_label_ending_the_line() -> None:
             "28-ENE-2026Fecha de la factura\nAdobe Systems Software Ireland Ltd\n"
             "TOTAL (EUR) 33.49\n")
     assert values(text)["invoice_number"] == "IEE2026001813920"
+
+
+def test_a_bill_opening_with_the_customers_block_is_named_by_its_address() -> None:
+    """The customer's name and address open the page, the reader's own numbers follow
+    ("Ihre Kunden-Nr."), and the sender shows only in its logo and its e-mail and web
+    addresses: the sender is the one its addresses name, not the customer."""
+    bill = ("Artesta Store, S.L.\nAndrea Guerrero Sulaibi\nPassatge Sant Jaume, 20\n"
+            "08035 Barcelona\nSpanien\nkontakt@lizenzero.de\nwww.lizenzero.de\n"
+            "Ihre Kunden-Nr.: 90698\nIhre USt-IdNr.: ESB67503250\nDatum: 03.03.2026\n"
+            "Verpackungslizenz fuer Verkaufsverpackungen beim dualen\n"
+            "System Interzero Recycling Alliance\nRechnung Nr. 465344\n"
+            "Gesamtkosten Netto: 100,88 €\nGesamtkosten: 100,88 €\n")
+    values = extract([bill]).values
+    assert values["issuer"] == "Lizenzero"
+    own = bill.replace("Artesta Store, S.L.", "Lizenzero GmbH")  # the sender's letterhead
+    assert extract([own]).values["issuer"] == "Lizenzero GmbH"

@@ -20,6 +20,7 @@ from renamerd.engine.fields.doctype import type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
+    customer_above_your_number,
     customer_under_letterhead,
     customer_under_title,
     direct_debit_above,
@@ -362,12 +363,19 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             if cand is not None:
                 candidates.append(cand)
                 from_body += in_body
-    if not candidates and domains:
-        first = doc.lines[0]
-        candidates.append(IssuerCandidate(domains[0].replace("-", " ").title(), first, 0.5,
-                                          ("e-mail/web domain only",)))
     candidates.sort(key=lambda c: (-c.score, c.line.index))
+    if domains and (not candidates or _weak_everywhere(ctx, candidates)):
+        # nothing names the sender but its addresses: "kontakt@lizenzero.de" is Lizenzero
+        candidates.insert(0, IssuerCandidate(
+            domains[0].replace("-", " ").title(), doc.lines[0],
+            max([0.5, *(c.score + 0.1 for c in candidates[:1])]), ("e-mail/web domain only",)))
     return _brand_first(ctx, _whole_name_first(candidates))
+
+
+def _weak_everywhere(ctx: Page, cands: list[IssuerCandidate]) -> bool:
+    """The best candidate stands on its place on the page alone (a line of the footer, score
+    1 or less), and the page's only letterhead was the customer's (its first line skipped)."""
+    return cands[0].score <= 1.0 and 0 in ctx.skip
 
 
 def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
@@ -381,6 +389,7 @@ def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     if title is not None:
         customer_under_title(ctx, title)
     customer_under_letterhead(ctx, language)
+    customer_above_your_number(ctx)
     ctx.legal_named = legal_named(doc, ctx.skip) | footer_named(doc, ctx.skip, ctx.registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.persons |= payers(doc, language)

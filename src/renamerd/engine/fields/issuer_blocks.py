@@ -223,6 +223,32 @@ def customer_under_letterhead(ctx: Page, language: str) -> None:
         return
 
 
+#: a label of the reader's own number opening a line ("Ihre Kunden-Nr.:", "Your customer
+#: no.", "Votre n° client", "Uw klantnummer", "Ihre USt-IdNr."): folded
+_YOUR_NUMBER = re.compile(r"(?:your|ihre?|votre|vos|uw|su|vostro|vostra|seu|sua|din|ditt)\s"
+                          r"[^:\d]{0,30}?(?:n[ro°º]\b|no\b|number|nummer|numero|id\b|idnr|ust)")
+
+
+def customer_above_your_number(ctx: Page) -> None:
+    """A name opening the page with its address down to a postcode's line, followed by the
+    reader's own numbers ("Artesta Store, S.L." / ... / "08035 Barcelona" / "Spanien" /
+    "Ihre Kunden-Nr.: 90698"), while the page's web or e-mail addresses spell another name:
+    the block is the customer's (a bill whose sender shows only in its logo and its site)."""
+    lines = ctx.doc.lines
+    if not ctx.domains or len(lines) < 5 or 0 in ctx.skip or any(map(str.isdigit,
+                                                                      lines[0].text)):
+        return
+    k = key(lines[0].text)
+    if any(d in k or k[:6] in d for d in ctx.domains):
+        return  # the sender's own letterhead
+    postcode = next((i for i in range(1, 6) if POSTCODE.search(lines[i].text)), None)
+    if postcode is None:
+        return
+    if any(_YOUR_NUMBER.match(lines[j].folded) for j in range(postcode + 1, postcode + 6)
+           if j < len(lines)):
+        ctx.skip.update(range(postcode + 1))
+
+
 @functools.cache
 def _direct_debit() -> re.Pattern[str]:
     """A direct debit's words in every lexicon language (`direct_debit_words`)."""
