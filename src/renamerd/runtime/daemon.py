@@ -130,9 +130,15 @@ class Daemon:
         sd_notify("READY=1")
 
     def _start_notifications(self) -> None:
-        relay = self.notifications = notifications.start(self.settings, self.db, self._owner_of)
-        notify = self.settings.notify
-        if notify.digest:
+        self.notifications = notifications.start(self.settings, self.db, self._owner_of)
+        self._schedule_digest()
+
+    def _schedule_digest(self) -> None:
+        """The weekly digest's job, as [notify] says now (none while `digest` is off)."""
+        if self.scheduler.get_job("digest") is not None:
+            self.scheduler.remove_job("digest")
+        notify, relay = self.settings.notify, self.notifications
+        if notify.digest and relay is not None:
             self.scheduler.add_job(relay.digest, "cron", day_of_week=notify.digest_weekday,
                                    hour=notify.digest_hour, id="digest", coalesce=True,
                                    misfire_grace_time=6 * 3600)
@@ -167,9 +173,13 @@ class Daemon:
         reloading.apply(self.settings, new, what)
         if "logging" in what.live:
             obs.setup_logging(self.settings.logging)
-        if "engine" in what.live:
+        if {"engine", "limits"} & set(what.live):  # the engine's config holds the upload limit
             self.worker.__dict__.pop("engine_config", None)  # rebuilt on next use
-        self.sync_connections()
+            if self.engine_pool is not None:
+                self.engine_pool.reconfigure(self.settings)
+        if "notify" in what.live and not self._stopping.is_set():
+            self._schedule_digest()
+        self.sync_connections()  # [providers] too: the users' connections take their options
         for line in reloading.describe(what):
             log.info("reload: %s", line)
         return what
