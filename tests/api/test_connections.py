@@ -98,3 +98,11 @@ def test_the_confidence_policy_of_a_connection(make_api: MakeApi) -> None:
                 {"confidenceThreshold": "high"}):
         r = api.client.patch(f"/api/v1/connections/{made['name']}", headers=api.auth, json=bad)
         assert r.status_code == 400, (bad, r.text)
+
+
+def test_an_unknown_key_is_an_unknown_field(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    r = api.client.post("/api/v1/connections", headers=api.auth,
+                        json={"provider": "gdrive", "watch": "/x", "pausd": True})
+    assert r.status_code == 400 and r.json()["code"] == "UNKNOWN_FIELD"
+    assert r.json()["error"].startswith("unknown field 'pausd' (did you mean 'paused'?)")

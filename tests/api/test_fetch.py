@@ -381,6 +381,27 @@ def test_rename_from_url_errors(make_api: MakeApi, docs: EmulatorServer) -> None
     assert api.balance() == 50
 
 
+def test_rename_from_url_refuses_unknown_fields_and_bodies_not_json(
+        make_api: MakeApi, docs: EmulatorServer) -> None:
+    api = make_api(fetch={"allow_networks": ["127.0.0.1/32"]})
+    url = f"{docs.url}/files/a.pdf"
+    post = lambda **kw: api.client.post(  # noqa: E731
+        "/api/v1/rename-from-url", **{"headers": api.auth, **kw})
+    body = assert_error(post(json={"url": url, "stratgy": "x"}), 400, "UNKNOWN_FIELD")
+    assert body["error"].startswith("unknown field 'stratgy' (did you mean 'strategy'?)")
+    for kw in ({"data": {"url": url}}, {"files": {"url": (None, url)}},
+               {"content": b'{"url": "x"}', "headers": {**api.auth, "content-type": "text/plain"}},
+               {"content": b'{"url": "x"}'}):  # no Content-Type at all
+        body = assert_error(post(**kw), 400, "INVALID_REQUEST")
+        assert "send the body as JSON with Content-Type: application/json" in body["error"]
+        assert "dictionary" not in body["error"]
+    assert "must be a JSON object" in assert_error(post(json=[url]), 400)["error"]
+    assert api.balance() == 50 and not api.engine.calls
+    typed = post(content=b'{"url": "%s"}' % url.encode(),
+                 headers={**api.auth, "content-type": "application/json; charset=utf-8"})
+    assert typed.status_code == 200, typed.text
+
+
 def test_rename_from_url_idempotency(make_api: MakeApi, docs: EmulatorServer) -> None:
     api = make_api(fetch={"allow_networks": ["127.0.0.1/32"]})
     headers = {**api.auth, "Idempotency-Key": "url-1"}
