@@ -66,8 +66,9 @@ def _reloader(app: AppContext, daemon: Any, asgi: Any = None) -> Callable[[], No
 def run(app: AppContext, host: str | None, port: int | None, workers: int | None) -> None:
     """Run everything: the API, the scheduler polling every connection, and the workers.
 
-    SIGTERM stops taking jobs, lets running ones finish within server.shutdown_grace_s,
-    then exits; under systemd (Type=notify) it reports READY, WATCHDOG and STOPPING."""
+    SIGTERM stops polling, then taking jobs, lets running ones finish within
+    server.shutdown_grace_s, then exits; under systemd (Type=notify) it reports READY,
+    WATCHDOG and STOPPING."""
     import uvicorn
 
     from renamerd.commands.server import (
