@@ -73,7 +73,11 @@ def test_environment_overrides_file_with_json_lists(tmp_path: Path, monkeypatch)
         ("[limits]\nmax_upload_mbb = 3\n", "limits.max_upload_mbb: unknown setting"),
         ("[fetch]\nallow_networks = ['not-a-net']\n", "fetch.allow_networks"),
         ("[[connections]]\nname='a'\nprovider='local'\nowner='a@b.c'\nwatch='/x'\nstrategy='by_moon'\n",
-         "connections.0.strategy"),
+         "connection 'a': strategy: "),
+        ("[[connections]]\nname='inbox'\nprovider='locl'\nowner='a@b.c'\nwatch='/x'\n",
+         "connection 'inbox': provider: unknown provider 'locl' (registered: "),
+        ("[[connections]]\nprovider='local'\nowner='a@b.c'\nwatch='/x'\n",
+         "connection #1: name: Field required"),
         ("[server\n", "not valid TOML"),
     ],
 )
@@ -89,3 +93,22 @@ def test_wrong_config_is_one_line_naming_key_and_file(tmp_path: Path, body: str,
     assert result.code == 2
     assert needle in result.err and "Traceback" not in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_an_environment_variable_of_an_unknown_section_is_an_error(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[server]\nport = 9001\n")
+    # not settings (no "__"): read elsewhere, never an error here
+    for name in ("RENAMERD_CONFIG", "RENAMERD_TOKEN", "RENAMERD_LLM_API_KEY", "RENAMERD_SOFFICE"):
+        monkeypatch.setenv(name, "x" if name != "RENAMERD_CONFIG" else str(cfg))
+    monkeypatch.setenv("RENAMERD_SERVER__PORT", "9100")
+    assert load_settings(cfg).server.port == 9100
+    monkeypatch.setenv("RENAMERD_LIMIT__MAX_UPLOAD_MB", "1")
+    with pytest.raises(ConfigFileError) as info:
+        load_settings(cfg)
+    assert str(info.value).startswith(
+        "config error in the environment: RENAMERD_LIMIT__MAX_UPLOAD_MB: unknown section 'limit'")
+    assert "limits" in str(info.value)
+    result = run_cli(capsys, "--config", str(cfg), "users", "list")
+    assert result.code == 2 and "RENAMERD_LIMIT__MAX_UPLOAD_MB" in result.err

@@ -7,7 +7,10 @@
 - every dependency in pyproject.toml is in the README's dependency table;
 - every relative link (and anchor) in README.md and docs/**/*.md points at something that exists,
   and every page of docs/ can be reached from docs/README.md;
-- the README stays a short page for newcomers.
+- the README stays a short page for newcomers;
+- every job state is in the README, in operations.md's table and in `jobs list --state`;
+  every section of the config is in operations.md's reload table, and no page says there is
+  no reload; operations.md says how to back up and restore.
 """
 
 from __future__ import annotations
@@ -257,3 +260,45 @@ def test_the_link_check_sees_links_and_anchors(tmp_path: Path) -> None:
     md.write_text(page)
     assert relative_links(md) == ["other.md#x", "#two-words-here", "./ref.md"]
     assert anchors(page) == {"a-title", "two-words-here"}
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under `## heading`, up to the next `## `."""
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def test_every_job_state_is_documented() -> None:
+    from renamerd.service.jobs.states import STATES
+
+    readme = README.read_text(encoding="utf-8")
+    job_line = readme[readme.index("- **Job**"):readme.index("- **Engine**")]
+    table = _section((DOCS / "operations.md").read_text(encoding="utf-8"), "Job states")
+    cli_md = (DOCS / "cli.md").read_text(encoding="utf-8")
+    choices = re.search(r"`--state \[([^\]]+)\]` \| all \| only jobs in this state", cli_md)
+    assert choices is not None
+    for state in STATES:
+        assert state in job_line, f"README's job states lack {state}"
+        assert f"\n| `{state}` |" in table, f"operations.md's job states lack {state}"
+    assert choices.group(1).split("\\|") == list(STATES)
+
+
+def test_every_config_section_has_its_reload_row_and_no_page_denies_reload() -> None:
+    table = _section((DOCS / "operations.md").read_text(encoding="utf-8"), "Reload")
+    for name in Settings.model_fields:
+        if name == "source_file":
+            continue
+        row = f"[[{name}]]" if name == "connections" else f"[{name}]"
+        assert f"\n| `{row}`" in table, f"the reload table lacks {row}"
+    for page in [README, *DOCS.rglob("*.md")]:
+        assert "there is no reload" not in page.read_text(encoding="utf-8"), page
+
+
+def test_operations_says_how_to_back_up_and_restore() -> None:
+    backup = _section((DOCS / "operations.md").read_text(encoding="utf-8"),
+                      "Backup and restore")
+    for needle in (".backup", "VACUUM INTO", "-wal", "pg_dump", "pg_restore", "secrets.key",
+                   "RENAMERD_SECRETS__KEY", "state_dir"):
+        assert needle in backup, needle
+

@@ -10,8 +10,10 @@ Relative paths written in a config file (a SQLite database, `daemon.state_dir`,
 that file's folder, so every command reading the file finds the same database wherever it runs.
 The embedded defaults and environment overrides stay relative to the current folder.
 
-`load_settings()` raises `ConfigFileError` with one line naming the key and the file; the CLI
-prints it and exits with status 2.
+`load_settings()` raises `ConfigFileError` with one line naming the key and the file (a
+connection by its name); the CLI prints it and exits with status 2. Besides the values, it
+checks that each connection's provider is registered and that each `RENAMERD_<SECTION>__<KEY>`
+variable names a section.
 """
 
 from __future__ import annotations
@@ -623,13 +625,58 @@ def hide_password(url: str) -> str:
         return url.split("@", 1)[-1] if "@" in url else url
 
 
-def _describe(err: ValidationError, source: str) -> str:
+def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
+    """Where an error is, as a reader finds it in the file: `limits.max_upload_mb`, or for a
+    connection its name (`connection 'inbox': strategy`) rather than its index."""
+    parts = [p for p in loc if p != "__root__"]
+    if len(parts) >= 2 and parts[0] == "connections" and isinstance(parts[1], int):
+        index = parts[1]
+        given = data.get("connections")
+        table = given[index] if isinstance(given, list) and index < len(given) else None
+        name = table.get("name") if isinstance(table, dict) else None
+        label = f"connection {name!r}" if isinstance(name, str) and name else \
+            f"connection #{index + 1}"
+        rest = ".".join(str(p) for p in parts[2:])
+        return f"{label}: {rest}" if rest else label
+    return ".".join(str(p) for p in parts) or "(top level)"
+
+
+def _describe(err: ValidationError, source: str, data: dict[str, Any]) -> str:
     first = err.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"] if p != "__root__")
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
         msg = "unknown setting"
-    return f"config error in {source}: {loc or '(top level)'}: {msg}"
+    return f"config error in {source}: {_where(first['loc'], data)}: {msg}"
+
+
+def _check_environment() -> None:
+    """Every `RENAMERD_<SECTION>__<KEY>` variable names a section (a misspelt key is already an
+    error of its section; a misspelt section would be ignored). Variables without `__`
+    (`RENAMERD_CONFIG`, `RENAMERD_TOKEN`, ...) are not settings and are not looked at."""
+    sections = set(Settings.model_fields) - {"source_file"}
+    for key in sorted(os.environ):
+        if not key.upper().startswith(ENV_PREFIX) or "__" not in key:
+            continue
+        section = key[len(ENV_PREFIX):].split("__", 1)[0].lower()
+        if section not in sections:
+            raise ConfigFileError(
+                f"config error in the environment: {key}: unknown section {section!r} "
+                f"(sections: {', '.join(sorted(sections))})")
+
+
+def _check_providers(settings: Settings, source: str) -> None:
+    """Every connection names a registered provider: a typo stops the start, instead of a
+    process that starts and logs a failed poll every few seconds."""
+    if not settings.connections:
+        return
+    from renamerd.connectors.registry import available_providers
+
+    known = available_providers()
+    for conn in settings.connections:
+        if conn.provider not in known:
+            raise ConfigFileError(
+                f"config error in {source}: connection {conn.name!r}: provider: unknown "
+                f"provider {conn.provider!r} (registered: {', '.join(sorted(known)) or 'none'})")
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
@@ -651,11 +698,13 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     env_keys = [k for k in os.environ if k.upper().startswith(ENV_PREFIX) and "__" in k]
     if env_keys:
         source += " (with environment overrides)"
+        _check_environment()
     if file is not None:
         data = resolve_relative_paths(data, file.resolve().parent)
     try:
         settings = Settings(**data)
     except ValidationError as err:
-        raise ConfigFileError(_describe(err, source)) from err
+        raise ConfigFileError(_describe(err, source, data)) from err
+    _check_providers(settings, source)
     settings.source_file = str(file) if file else None
     return settings

@@ -74,7 +74,12 @@ def test_disabled_user_is_401(api: Api) -> None:
         u = s.get(User, api.user_id)
         u.disabled = True
         s.add(u)
-    assert_error(api.client.get("/api/v1/credits", headers=api.auth), 401)
+    body = assert_error(api.client.get("/api/v1/credits", headers=api.auth), 401)
+    assert body["error"] == "this account is disabled; ask your admin"
+    # a revoked token of the disabled user says what it says to anyone
+    api.accounts.revoke_token(api.accounts.list_tokens("user0@example.org")[0].id)
+    body = assert_error(api.client.get("/api/v1/credits", headers=api.auth), 401)
+    assert body["error"] == "invalid, revoked or expired API token"
 
 
 def test_404_and_405_have_the_error_shape(api: Api) -> None:

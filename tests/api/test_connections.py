@@ -182,3 +182,11 @@ def test_the_start_warns_when_drives_are_offered_without_a_key(
     settings.secrets.key = Fernet.generate_key().decode()
     _warn_no_secrets_key(SimpleNamespace(settings=settings))  # type: ignore[arg-type]
     assert capsys.readouterr().err == ""
+
+
+def test_an_unknown_key_is_an_unknown_field(make_api: MakeApi) -> None:
+    api = _api(make_api)
+    r = api.client.post("/api/v1/connections", headers=api.auth,
+                        json={"provider": "gdrive", "watch": "/x", "pausd": True})
+    assert r.status_code == 400 and r.json()["code"] == "UNKNOWN_FIELD"
+    assert r.json()["error"].startswith("unknown field 'pausd' (did you mean 'paused'?)")

@@ -381,6 +381,27 @@ def test_rename_from_url_errors(make_api: MakeApi, docs: EmulatorServer) -> None
     assert api.balance() == 50
 
 
+def test_rename_from_url_refuses_unknown_fields_and_bodies_not_json(
+        make_api: MakeApi, docs: EmulatorServer) -> None:
+    api = make_api(fetch={"allow_networks": ["127.0.0.1/32"]})
+    url = f"{docs.url}/files/a.pdf"
+    post = lambda **kw: api.client.post(  # noqa: E731
+        "/api/v1/rename-from-url", **{"headers": api.auth, **kw})
+    body = assert_error(post(json={"url": url, "stratgy": "x"}), 400, "UNKNOWN_FIELD")
+    assert body["error"].startswith("unknown field 'stratgy' (did you mean 'strategy'?)")
+    for kw in ({"data": {"url": url}}, {"files": {"url": (None, url)}},
+               {"content": b'{"url": "x"}', "headers": {**api.auth, "content-type": "text/plain"}},
+               {"content": b'{"url": "x"}'}):  # no Content-Type at all
+        body = assert_error(post(**kw), 400, "INVALID_REQUEST")
+        assert "send the body as JSON with Content-Type: application/json" in body["error"]
+        assert "dictionary" not in body["error"]
+    assert "must be a JSON object" in assert_error(post(json=[url]), 400)["error"]
+    assert api.balance() == 50 and not api.engine.calls
+    typed = post(content=b'{"url": "%s"}' % url.encode(),
+                 headers={**api.auth, "content-type": "application/json; charset=utf-8"})
+    assert typed.status_code == 200, typed.text
+
+
 def test_rename_from_url_idempotency(make_api: MakeApi, docs: EmulatorServer) -> None:
     api = make_api(fetch={"allow_networks": ["127.0.0.1/32"]})
     headers = {**api.auth, "Idempotency-Key": "url-1"}
@@ -403,3 +424,29 @@ def test_one_deadline_covers_every_redirect_hop(docs: EmulatorServer) -> None:
         fetch(docs.url + chain, settings)
     assert info.value.status == 502 and "redirects included" in str(info.value)
     assert time.monotonic() - start < 4.5
+
+
+def test_a_reload_applies_fetch_and_the_upload_limit_to_the_next_fetch(
+        make_api: MakeApi, docs: EmulatorServer) -> None:
+    """`[fetch] allow_networks` added by a reload lets the next rename-from-url through, as
+    the reload's log says ("[fetch] changed: applied"), without a restart."""
+    from renamerd.api.app import reconfigure
+    from renamerd.config import Settings
+    from renamerd.runtime import reload as reloading
+
+    api = make_api()  # 127.0.0.1 is loopback: blocked
+    post = lambda: api.client.post(  # noqa: E731
+        "/api/v1/rename-from-url", headers=api.auth, json={"url": f"{docs.url}/files/a.pdf"})
+    assert_error(post(), 400, "URL_BLOCKED")
+
+    def reload(**sections: object) -> None:
+        data = {**api.settings.model_dump(exclude={"source_file"}), **sections}
+        what = reloading.plan(api.settings, Settings(**data))
+        assert "fetch" in what.live or "limits" in what.live
+        reloading.apply(api.settings, Settings(**data), what)
+        reconfigure(api.client.app, what.live)  # type: ignore[arg-type]
+
+    reload(fetch={"allow_networks": ["127.0.0.1/32"]})
+    assert post().status_code == 200
+    reload(limits={"max_upload_mb": 0.000001})  # 1 byte: the fetched PDF is over it
+    assert_error(post(), 413)

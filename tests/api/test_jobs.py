@@ -124,6 +124,15 @@ def test_a_job_id_no_job_can_have_is_404_not_a_crash(setup: Setup, job_id: str) 
         assert r.status_code == 404 and r.json()["code"] == "NOT_FOUND"
 
 
+def test_a_job_id_that_is_no_number_is_400_in_words(setup: Setup) -> None:
+    for path in ("/api/v1/jobs/abc", "/api/v1/jobs/abc/undo"):
+        call = setup.client.get if path.endswith("abc") else setup.client.post
+        r = call(path, headers=setup.ada)
+        assert r.status_code == 400 and r.json() == {
+            "error": "invalid request: job id must be a whole number (got 'abc')",
+            "code": "INVALID_REQUEST"}
+
+
 def test_docs_work_offline_and_take_a_bearer_token(setup: Setup) -> None:
     c = setup.client
     page = c.get("/docs")

@@ -87,6 +87,16 @@ def test_unknown_option_value_is_400_naming_field_and_values(
     assert api.balance() == 50 and api.engine.calls == []
 
 
+def test_an_unknown_field_is_400_not_ignored(api: Api, pdf_bytes: bytes) -> None:
+    """-F stratgy=by_date would rename with the default strategy; it is refused instead."""
+    r = api.client.post(URL, headers=api.auth, files=upload(pdf_bytes),
+                        data={"stratgy": "by_date"})
+    body = assert_error(r, 400, "UNKNOWN_FIELD")
+    assert body["error"].startswith("unknown field 'stratgy' (did you mean 'strategy'?)")
+    assert "templateMode" in body["error"]
+    assert api.balance() == 50 and api.engine.calls == []
+
+
 def test_custom_mode_needs_instructions(api: Api, pdf_bytes: bytes) -> None:
     r = api.client.post(URL, headers=api.auth, files=upload(pdf_bytes),
                         data={"templateMode": "custom"})
@@ -266,6 +276,13 @@ def test_utf8_names_in_part_headers(api: Api, pdf_bytes: bytes) -> None:
     """Found by schemathesis: non-latin-1 names in Content-Disposition must not crash (500)."""
     body, headers = raw_multipart([
         ('Content-Disposition: form-data; name="größe𝄞"', b"x"),
+        ('Content-Disposition: form-data; name="file"; filename="Rechnung März 𝄞.pdf"\r\n'
+         "Content-Type: application/pdf", pdf_bytes),
+    ])
+    r = api.client.post(URL, headers={**api.auth, **headers}, content=body)
+    assert "unknown field 'größe𝄞'" in assert_error(r, 400, "UNKNOWN_FIELD")["error"]
+    body, headers = raw_multipart([
+        ('Content-Disposition: form-data; name="language"', b"es"),
         ('Content-Disposition: form-data; name="file"; filename="Rechnung März 𝄞.pdf"\r\n'
          "Content-Type: application/pdf", pdf_bytes),
     ])

@@ -83,7 +83,7 @@ def test_jobs_list_show_retry_and_undo(env: tuple[str, Path, Path], capsys) -> N
     assert (inbox / "a.pdf").read_bytes() == doc("2024-06-01", "Acme")
     assert not (library / "2024" / "invoice" / "2024-06-01_Acme.pdf").exists()
     r = run_cli(capsys, "undo", str(done["id"]), "--config", cfg)
-    assert r.code == 1 and "no move to undo" in r.err
+    assert r.code == 1 and r.err.strip() == f"error: job {done['id']} is already undone"
     r = run_cli(capsys, "jobs", "list", "--state", "undone", "--json", "--config", cfg)
     assert [j["id"] for j in json.loads(r.out)] == [done["id"]]  # as the web app's Undo
     db.dispose()

@@ -181,6 +181,61 @@ def test_stop_lets_running_jobs_finish_within_the_grace(
     assert counts(db)[J.RUNNING] == 1
 
 
+def test_no_job_is_queued_once_the_stop_begins(
+    db: Database, tmp_path: Path, drives: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM while a job runs and a poll is listing a folder: the running job finishes
+    within the grace, the poll's new files are not queued (they stay in the folder for the
+    next start), and the stop does not wait for the listing."""
+    import threading
+
+    from renamerd_connectors.memory.connector import MemoryConnector
+
+    d = memory.drive(drives[0])
+    d.put("/inbox/first.pdf", doc("2024-02-01", "First"))
+    running, finish = threading.Event(), threading.Event()
+    listing, release = threading.Event(), threading.Event()
+    changes = MemoryConnector.changes
+    calls = itertools.count()
+
+    def gated_engine(*args: object) -> object:
+        running.set()
+        finish.wait(10)
+        return fake_engine(*args)  # type: ignore[arg-type]
+
+    def slow_changes(self: MemoryConnector, *args: object, **kwargs: object) -> object:
+        if next(calls) > 0:  # the first poll finds first.pdf; a later one lists slowly,
+            listing.set()    # and finds six new files once the stop has begun
+            release.wait(10)
+            for i in range(6):
+                d.put(f"/inbox/late{i}.pdf", doc(f"2024-02-0{i + 2}", "Late"))
+        return changes(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MemoryConnector, "changes", slow_changes)
+    settings = make_settings(db, tmp_path, drives[:1], workers=1)
+    daemon = Daemon(settings, db, engine=gated_engine)
+    daemon.start()
+    assert running.wait(10) and listing.wait(10)
+    stopping = threading.Thread(target=daemon.stop, args=(5,))
+    stopping.start()
+    wait_for(daemon._stopping.is_set)
+    release.set()  # the listing ends after the stop began, while the job still runs
+    time.sleep(0.5)  # time enough for the poll to write, were it to
+    assert sum(counts(db).values()) == 1 and counts(db)[J.RUNNING] == 1
+    finish.set()
+    stopping.join(10)
+    assert counts(db)[J.DONE] == 1 and sum(counts(db).values()) == 1
+    assert len(d.listing("/inbox")) == 6
+
+    monkeypatch.setattr(MemoryConnector, "changes", changes)
+    daemon = Daemon(settings, db, workers=0, engine=fake_engine)  # the next start queues them
+    daemon.start()
+    try:
+        wait_for(lambda: counts(db)[J.QUEUED] == 6)
+    finally:
+        daemon.stop(5)
+
+
 def test_target_inside_watch_is_never_picked_up_again(
     db: Database, tmp_path: Path, drives: list[str]
 ) -> None:

@@ -7,7 +7,13 @@ from argon2 import PasswordHasher
 
 from renamerd.config import Settings
 from renamerd.service.accounts import Accounts
-from renamerd.service.passwords import PasswordError, Passwords, check_rules, hash_password
+from renamerd.service.passwords import (
+    AccountDisabled,
+    PasswordError,
+    Passwords,
+    check_rules,
+    hash_password,
+)
 from renamerd.service.user_admin import UserAdmin
 from renamerd.storage.database import Database
 from renamerd.storage.models import User
@@ -47,7 +53,9 @@ def test_no_password_set_and_disabled_users_cannot_sign_in(db: Database, user: U
     assert passwords.verify("ada@example.org", "anything at all") is None
     passwords.set_password(user.id, "correct horse battery")
     UserAdmin(db).set_disabled("ada@example.org")
-    assert passwords.verify("ada@example.org", "correct horse battery") is None
+    with pytest.raises(AccountDisabled):  # only the right password learns why
+        passwords.verify("ada@example.org", "correct horse battery")
+    assert passwords.verify("ada@example.org", "a wrong password") is None
     UserAdmin(db).set_disabled("ada@example.org", False)
     assert passwords.verify("ada@example.org", "correct horse battery") is not None
 

@@ -132,7 +132,14 @@ def test_a_disabled_user_is_signed_out_and_cannot_sign_in(web: Web) -> None:
     web.sign_in("ada@example.org")
     UserAdmin(web.db).set_disabled("ada@example.org")
     assert web.get("/", follow_redirects=False).status_code == 303
-    assert web.sign_in("ada@example.org").status_code == 401
+    refused = web.sign_in("ada@example.org")
+    assert refused.status_code == 401
+    # the right password: told why; a wrong one: told nothing about the account
+    assert "This account is disabled; ask your admin." in refused.text
+    assert "Wrong e-mail or password" not in refused.text
+    wrong = web.sign_in("ada@example.org", "not the password at all")
+    assert wrong.status_code == 401 and "Wrong e-mail or password" in wrong.text
+    assert "disabled" not in wrong.text
 
 
 def test_https_public_url_makes_cookies_secure(make_web: Callable[..., Web]) -> None:

@@ -89,8 +89,8 @@ def create_app(
     )
     app.router.redirect_slashes = False  # see docs/security.md: no 307 to a client's Host
     _install_state(app, settings, database, limiter, oauth)
-    app.state.fetcher = SafeFetcher(
-        settings.fetch, settings.limits.max_upload_bytes, resolver=resolver,
+    app.state.fetcher = SafeFetcher(  # reads [fetch] and the upload limit at each fetch
+        settings.fetch, lambda: settings.limits.max_upload_bytes, resolver=resolver,
         ssl_context=fetch_ssl_context,
     )
     app.state.rename_requests = RenameRequests(
@@ -104,6 +104,18 @@ def create_app(
     app.add_middleware(BodyLimit)
     _describe_errors_truthfully(app)
     return app
+
+
+def reconfigure(app: FastAPI, live: Iterable[str]) -> None:
+    """After a reload changed the sections `live` of the app's settings in place
+    (runtime/reload.py): rebuild what was derived from them when the app was made (the rate
+    limits' windows, the engine's configuration). The fetcher, the services and the pages read
+    their sections at each use and need nothing."""
+    settings: Settings = app.state.settings
+    app.state.limiter.reconfigure(settings.limits)
+    if {"engine", "limits"} & set(live):  # the engine's configuration holds the upload limit
+        app.state.engine_config = settings.engine_config()
+        app.state.rename_requests.engine_config = app.state.engine_config
 
 
 class _EngineSide:

@@ -27,6 +27,8 @@ from renamerd.storage.models import User
 
 log = logging.getLogger("renamerd.api")
 QUOTA = "rate_quota"
+#: the 401 of a valid token (API or OAuth) whose user is disabled
+DISABLED = "this account is disabled; ask your admin"
 
 
 def client_address(request: Request) -> str:
@@ -54,6 +56,8 @@ def _resolve(request: Request, token: str) -> User:
     if token.startswith("rt_"):
         found = accounts.authenticate(token)
         if found is None:
+            if accounts.owner_disabled(token):
+                raise ApiError(401, DISABLED)
             raise ApiError(401, "invalid, revoked or expired API token")
         return found
     verifier = state.oauth
@@ -75,7 +79,7 @@ def _resolve(request: Request, token: str) -> User:
     except AccountError as err:
         raise ApiError(401, f"invalid access token: {err}") from err
     if user.disabled:
-        raise ApiError(401, "the account is disabled")
+        raise ApiError(401, DISABLED)
     return user
 
 

@@ -8,7 +8,9 @@ content leaves the server (the exception is logged with its type only).
 
 from __future__ import annotations
 
+import difflib
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,28 +70,71 @@ def error_response(
 #: the fields of a rename whose wrong value is an INVALID_OPTION (as for POST /rename's form)
 OPTION_FIELDS = frozenset({"strategy", "templateMode", "templateId", "language",
                            "belowConfidence"})
+#: the code of a field the endpoint does not take (a misspelt option would otherwise be
+#: ignored and its default used)
+UNKNOWN_FIELD = "UNKNOWN_FIELD"
 
 
-def _describe_validation(err: RequestValidationError) -> tuple[str, str]:
+def unknown_fields(names: Iterable[str], known: Iterable[str]) -> ApiError:
+    """The 400 UNKNOWN_FIELD of fields an endpoint does not take: names them (the closest
+    known one when there is one) and lists the fields it takes."""
+    given, accepted = sorted(set(names)), list(known)
+    listed = ", ".join(f"'{n[:50]}'" for n in given[:5]) + (", ..." if len(given) > 5 else "")
+    message = f"unknown field{'s' if len(given) > 1 else ''} {listed}"
+    close = difflib.get_close_matches(given[0], accepted, 1) if len(given) == 1 else []
+    if close:
+        message += f" (did you mean '{close[0]}'?)"
+    if accepted:
+        message += f"; the fields are {', '.join(accepted)}"
+    return ApiError(400, message, UNKNOWN_FIELD)
+
+
+def _words(name: str) -> str:
+    """A parameter's name as words: job_id -> job id."""
+    return name.replace("_", " ")
+
+
+def _describe_validation(err: RequestValidationError, known: list[str]) -> tuple[str, str]:
     """(message, code) of a request the schema refused: a body that is no JSON says so and
-    where; a wrong value of a rename option is an INVALID_OPTION naming the field and the
-    allowed values, as POST /rename's form fields are."""
+    where; fields the endpoint does not take (`known` are those it takes) are an
+    UNKNOWN_FIELD; a wrong value of a rename option is an INVALID_OPTION naming the field and
+    the allowed values, as POST /rename's form fields are; a path or query parameter that is
+    no number says so in words ("job id must be a whole number")."""
     errors = err.errors()
     bad_json = next((e for e in errors if e.get("type") == "json_invalid"), None)
     if bad_json is not None:
         place = tuple(bad_json.get("loc", ()))
         at = f" (at character {place[-1]})" if place and isinstance(place[-1], int) else ""
         return f"invalid request: the body is not valid JSON{at}", "INVALID_REQUEST"
+    extra = [str(e["loc"][-1]) for e in errors
+             if e.get("type") == "extra_forbidden" and e.get("loc")]
+    if extra:
+        unknown = unknown_fields(extra, known)
+        return unknown.message, unknown.code
     parts = []
     options = True
     for e in errors[:3]:
-        fields = [str(p) for p in e.get("loc", ()) if p not in ("body", "query", "header")]
+        loc_parts = tuple(e.get("loc", ()))
+        fields = [str(p) for p in loc_parts if p not in ("body", "query", "header", "path")]
         loc = ".".join(fields)
         options = options and len(fields) == 1 and fields[0] in OPTION_FIELDS
-        parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
+        if e.get("type") == "int_parsing" and len(fields) == 1:
+            parts.append(f"{_words(fields[0])} must be a whole number (got {e.get('input')!r})")
+        elif e.get("type") == "model_attributes_type" and loc_parts == ("body",):
+            parts.append("the body must be a JSON object")
+        else:
+            parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
     if options and parts:
         return "invalid option " + "; ".join(parts), "INVALID_OPTION"
     return "invalid request: " + "; ".join(parts), "INVALID_REQUEST"
+
+
+def _body_fields(request: Request) -> list[str]:
+    """The fields of the request's JSON body model (its route's), for naming them."""
+    body = getattr(request.scope.get("route"), "body_field", None)
+    model = getattr(getattr(body, "field_info", None), "annotation", None)
+    fields = getattr(model, "model_fields", None)
+    return list(fields) if isinstance(fields, dict) else []
 
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -97,9 +142,9 @@ async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.message, exc.code, exc.headers)
 
 
-async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    message, code = _describe_validation(exc)
+    message, code = _describe_validation(exc, _body_fields(request))
     return error_response(400, message, code)
 
 

@@ -44,6 +44,7 @@ from renamerd.service.egress import (  # noqa: F401  (the checks' names, for cal
 
 #: (host, port) -> the addresses it resolves to; blocking, run in a worker thread
 Resolver = Callable[[str, int], Sequence[str]]
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 REDIRECTS = (301, 302, 303, 307, 308)
 USER_AGENT = "renamerd-fetch/1"
 
@@ -120,17 +121,34 @@ def _filename(response: httpx.Response, url: httpx.URL) -> str:
 
 
 class SafeFetcher:
-    """Fetches one URL at a time under the rules above. Safe to share; holds no connection."""
+    """Fetches one URL at a time under the rules above. Safe to share; holds no connection.
+
+    `settings` is read at each fetch, so a reload that changes the `[fetch]` section in place
+    (runtime/reload.py) applies to the next fetch; `max_bytes` is a number, or a function giving
+    the current limit (the app's: `limits.max_upload_bytes` of the live settings)."""
 
     def __init__(
-        self, settings: FetchSettings, max_bytes: int, *, resolver: Resolver | None = None,
-        ssl_context: ssl.SSLContext | None = None,
+        self, settings: FetchSettings, max_bytes: int | Callable[[], int], *,
+        resolver: Resolver | None = None, ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.settings = settings
-        self.max_bytes = max_bytes
+        self._max_bytes = max_bytes
         self.resolver = resolver or system_resolver
         self.ssl_context = ssl_context or httpx.create_ssl_context()
-        self.allow = [ipaddress.ip_network(n, strict=False) for n in settings.allow_networks]
+        self._allow: tuple[tuple[str, ...], list[IPNetwork]] = ((), [])
+
+    @property
+    def max_bytes(self) -> int:
+        """The largest document fetched, now."""
+        return self._max_bytes() if callable(self._max_bytes) else self._max_bytes
+
+    @property
+    def allow(self) -> list[IPNetwork]:
+        """The networks of `fetch.allow_networks` now (parsed once per value)."""
+        given = tuple(self.settings.allow_networks)
+        if self._allow[0] != given:
+            self._allow = (given, [ipaddress.ip_network(n, strict=False) for n in given])
+        return self._allow[1]
 
     async def check_url(self, url: str) -> tuple[httpx.URL, str]:
         """Validate `url` and resolve its host: (parsed URL, the checked address to connect to).

@@ -23,7 +23,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 
 from renamerd.api.auth import current_user, rate_limited, set_quota
-from renamerd.api.errors import ApiError, error_responses
+from renamerd.api.errors import ApiError, error_responses, unknown_fields
 from renamerd.api.fetch import FetchError
 from renamerd.api.idempotency import MAX_KEY_LENGTH, KeyInUse, KeyMismatch, request_hash
 from renamerd.api.schemas import (
@@ -237,6 +237,21 @@ def _check_type(request: Request, data: bytes) -> None:
 
 
 RENAME_ERRORS = error_responses(400, 401, 402, 404, 413, 415, 429, 500, 502)
+#: the form fields of POST /rename besides `file` (the options of `options_from`)
+RENAME_FIELDS = ("strategy", "templateMode", "customTemplate", "templateId", "language",
+                 "belowConfidence", "confidenceThreshold")
+
+
+def json_body(request: Request) -> None:
+    """rename-from-url takes a JSON body (`application/json`, or `application/...+json`): any
+    other Content-Type (a form, multipart, text, none) is a 400 saying what to send, as POST
+    /rename's body that is not multipart is, instead of a schema error about its parts."""
+    ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if ctype != "application/json" and not (
+            ctype.startswith("application/") and ctype.endswith("+json")):
+        got = f"Content-Type {ctype[:100]}" if ctype else "no Content-Type"
+        raise ApiError(400, "invalid request: send the body as JSON with Content-Type: "
+                       f"application/json (got {got})", "INVALID_REQUEST")
 
 
 @router.get("/user", response_model=UserOut, responses=error_responses(401, 404, 429, 500))
@@ -282,6 +297,9 @@ async def rename(
     # holds no slot (and is cut off by server.body_idle_timeout_s)
     upload = await read_upload(request, max_bytes)
     try:
+        unknown = set(upload.fields) - set(RENAME_FIELDS)
+        if unknown:
+            raise unknown_fields(unknown, ("file", *RENAME_FIELDS))
         options = options_from(upload.fields)
         data = upload.read()
     finally:
@@ -303,7 +321,7 @@ async def rename(
 @router.post("/rename-from-url", response_model=RenameOut, responses=RENAME_ERRORS)
 async def rename_from_url(
     request: Request, body: RenameFromUrlIn, user: User = Depends(current_user),
-    idempotency_key: str | None = IDEMPOTENCY_HEADER,
+    _json: None = Depends(json_body), idempotency_key: str | None = IDEMPOTENCY_HEADER,
 ) -> JSONResponse:
     """Fetch the document at `url` (public addresses only) and rename it."""
     options = options_from(body.model_dump(exclude={"url"}))

@@ -128,7 +128,7 @@ OPTION_DESCRIPTIONS = {
 
 
 class RenameFromUrlIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")  # a misspelt option is a 400, not its default
 
     url: str = Field(description="http(s) address of the document; private addresses are refused",
                      max_length=8192)
@@ -155,6 +155,7 @@ def multipart_schema() -> dict[str, Any]:
                 "schema": {
                     "type": "object",
                     "required": ["file"],
+                    "additionalProperties": False,  # another field is a 400 UNKNOWN_FIELD
                     "properties": {
                         "file": {
                             "type": "string", "format": "binary",

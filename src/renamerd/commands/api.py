@@ -29,13 +29,15 @@ def _exit_cleanly(_sig: int, _frame: FrameType | None) -> None:
     sys.exit(0)
 
 
-def _reload_api(app: AppContext, asgi: Any) -> None:
+def _reload_api(app: AppContext, asgi: Any, pool: Any) -> None:
     """SIGHUP in `renamerd serve`: re-read the config and apply its live sections (limits,
-    engine, fetch...: runtime/reload.py) to the API; never raises."""
+    engine, fetch...: runtime/reload.py) to the API and its engine `pool`; never raises."""
     import logging
 
+    from renamerd.api.app import reconfigure
     from renamerd.config import load_settings
     from renamerd.runtime import reload as reloading
+    from renamerd.runtime.observability import setup_logging
 
     log = logging.getLogger("renamerd.reload")
     try:
@@ -43,12 +45,16 @@ def _reload_api(app: AppContext, asgi: Any) -> None:
     except Exception as err:
         log.error("reload: the config could not be read, the running one is kept: %s", err)
         return
-    what = reloading.plan(app.settings, new)
-    reloading.apply(app.settings, new, what)
-    asgi.state.limiter.reconfigure(app.settings.limits)
-    if "engine" in what.live:
-        asgi.state.engine_config = app.settings.engine_config()
-        asgi.state.rename_requests.engine_config = asgi.state.engine_config
+    try:
+        what = reloading.plan(app.settings, new)
+        reloading.apply(app.settings, new, what)
+        if "logging" in what.live:
+            setup_logging(app.settings.logging)
+        reconfigure(asgi, what.live)
+        pool.reconfigure(app.settings)
+    except Exception:
+        log.exception("reload: applying the new config failed")
+        return
     for line in reloading.describe(what):
         log.info("reload: %s", line)
 
@@ -65,6 +71,9 @@ def register(cli: click.Group) -> None:
 
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # until the reload handler is set
         from renamerd.runtime.engine_pool import CLIENT_GRACE_S, EnginePool
+        from renamerd.runtime.observability import setup_logging
+
+        setup_logging(app.settings.logging)  # [logging], as `run` (a reload's lines included)
 
         sock = listening_socket(app, host, port)  # a port in use ends the command here
         pool = EnginePool.from_settings(app.settings)
@@ -72,7 +81,7 @@ def register(cli: click.Group) -> None:
         asgi = build_app(app, engine_pool=pool)
         config = uvicorn_config(app, asgi, host, port)
         assert isinstance(config, uvicorn.Config)
-        signal.signal(signal.SIGHUP, lambda _s, _f: _reload_api(app, asgi))
+        signal.signal(signal.SIGHUP, lambda _s, _f: _reload_api(app, asgi, pool))
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: FrameType | None) -> None:

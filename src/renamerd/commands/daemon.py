@@ -50,10 +50,9 @@ def _reloader(app: AppContext, daemon: Any, asgi: Any = None) -> Callable[[], No
         try:
             what = daemon.reload(new)
             if asgi is not None:  # the API of `renamerd run` shares the settings
-                asgi.state.limiter.reconfigure(daemon.settings.limits)
-                if "engine" in what.live:
-                    asgi.state.engine_config = daemon.settings.engine_config()
-                    asgi.state.rename_requests.engine_config = asgi.state.engine_config
+                from renamerd.api.app import reconfigure
+
+                reconfigure(asgi, what.live)
         except Exception:
             log.exception("reload: applying the new config failed")
 
@@ -67,8 +66,9 @@ def _reloader(app: AppContext, daemon: Any, asgi: Any = None) -> Callable[[], No
 def run(app: AppContext, host: str | None, port: int | None, workers: int | None) -> None:
     """Run everything: the API, the scheduler polling every connection, and the workers.
 
-    SIGTERM stops taking jobs, lets running ones finish within server.shutdown_grace_s,
-    then exits; under systemd (Type=notify) it reports READY, WATCHDOG and STOPPING."""
+    SIGTERM stops polling, then taking jobs, lets running ones finish within
+    server.shutdown_grace_s, then exits; under systemd (Type=notify) it reports READY,
+    WATCHDOG and STOPPING."""
     import uvicorn
 
     from renamerd.commands.server import (

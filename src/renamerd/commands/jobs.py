@@ -108,12 +108,18 @@ def undo(app: AppContext, job_id: int | None, batch: str | None) -> None:
     from renamerd.runtime.job_actions import job_actions
     from renamerd.service.undo import JobActionError
 
-    entry = journal.for_job(job_id or 0)
-    if entry is None or job_id is None:
+    assert job_id is not None
+    try:
+        job = J.JobQueue(app.db).get(job_id)
+    except J.JobNotFound as err:
+        raise CliError(str(err)) from err
+    if job.state == J.UNDONE:  # a second undo: say so, not that there was never a move
+        raise CliError(f"job {job_id} is already undone")
+    entry = journal.for_job(job_id)
+    if entry is None:
         raise CliError(f"job {job_id} has no move to undo")
     try:
-        owner = J.JobQueue(app.db).get(job_id).owner_id
-        job_actions(app.settings, app.db).undo(owner, job_id)
+        job_actions(app.settings, app.db).undo(job.owner_id, job_id)
     except (J.JobNotFound, JobActionError) as err:
         raise CliError(str(err)) from err
     click.echo(f"moved back: {entry.new_path} -> {entry.old_path}")

@@ -44,6 +44,9 @@ log = logging.getLogger("renamerd.daemon")
 #: how often each daemon process reads the connections again (users' edits take effect)
 SYNC_S = 3.0
 
+#: longest a stopping daemon waits for a poll's transaction under way (its jobs' insert)
+POLL_WRITE_S = 5.0
+
 #: seconds a stopping daemon lets documents being read finish before it kills its engine workers
 #: (their jobs are retried; moves in progress still get the whole grace)
 ENGINE_GRACE_S = 2.0
@@ -130,9 +133,15 @@ class Daemon:
         sd_notify("READY=1")
 
     def _start_notifications(self) -> None:
-        relay = self.notifications = notifications.start(self.settings, self.db, self._owner_of)
-        notify = self.settings.notify
-        if notify.digest:
+        self.notifications = notifications.start(self.settings, self.db, self._owner_of)
+        self._schedule_digest()
+
+    def _schedule_digest(self) -> None:
+        """The weekly digest's job, as [notify] says now (none while `digest` is off)."""
+        if self.scheduler.get_job("digest") is not None:
+            self.scheduler.remove_job("digest")
+        notify, relay = self.settings.notify, self.notifications
+        if notify.digest and relay is not None:
             self.scheduler.add_job(relay.digest, "cron", day_of_week=notify.digest_weekday,
                                    hour=notify.digest_hour, id="digest", coalesce=True,
                                    misfire_grace_time=6 * 3600)
@@ -167,9 +176,13 @@ class Daemon:
         reloading.apply(self.settings, new, what)
         if "logging" in what.live:
             obs.setup_logging(self.settings.logging)
-        if "engine" in what.live:
+        if {"engine", "limits"} & set(what.live):  # the engine's config holds the upload limit
             self.worker.__dict__.pop("engine_config", None)  # rebuilt on next use
-        self.sync_connections()
+            if self.engine_pool is not None:
+                self.engine_pool.reconfigure(self.settings)
+        if "notify" in what.live and not self._stopping.is_set():
+            self._schedule_digest()
+        self.sync_connections()  # [providers] too: the users' connections take their options
         for line in reloading.describe(what):
             log.info("reload: %s", line)
         return what
@@ -203,17 +216,21 @@ class Daemon:
             log.warning("reading the connections failed; trying again shortly", exc_info=True)
 
     def stop(self, grace: float | None = None) -> bool:
-        """Stop polling and claiming; wait up to `grace` seconds (server.shutdown_grace_s) for
-        running jobs. Returns True when every worker finished in time. Safe to repeat."""
+        """Stop polling first (no job is queued by this process once the stop begins, not even
+        by a poll listing its folder at that moment), then claiming; wait up to `grace` seconds
+        (server.shutdown_grace_s) for running jobs. Returns True when every worker finished in
+        time. Safe to repeat."""
         grace = self.settings.server.shutdown_grace_s if grace is None else grace
-        if not self._stopping.is_set():
-            sd_notify("STOPPING=1")
-            log.info("stopping: %d job(s) running, %.0fs grace", self.busy, grace)
-        self._stopping.set()
-        self.workers.wake_all()
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
         deadline = time.monotonic() + grace
+        first = not self._stopping.is_set()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)  # no poll starts; one under way writes nothing
+        self.poller.halt(min(grace, POLL_WRITE_S))  # sets _stopping: the workers claim no more
+        if first:
+            sd_notify("STOPPING=1")
+            log.info("stopping: polling stopped; %d job(s) running, %.0fs grace",
+                     self.busy, grace)
+        self.workers.wake_all()
         clean = self.workers.join(min(deadline, time.monotonic() + ENGINE_GRACE_S))
         if self.engine_pool is not None:  # a rename still reading is cut (its job is retried)
             # (the API's renames on the shared pool get their grace first: a client waits)

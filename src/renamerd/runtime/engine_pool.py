@@ -107,6 +107,12 @@ class EnginePool:
         return cls(workers=e.workers, deadline_s=e.deadline_seconds,
                    memory_limit_mb=e.memory_limit_mb, ocr=e.ocr != "tesseract", fn=fn)
 
+    def reconfigure(self, settings: Any) -> None:
+        """A reload (runtime/reload.py): `settings.engine.deadline_seconds` applies to the
+        renames submitted from now on. The worker count and the memory ceiling are the worker
+        processes' own and stay until a restart."""
+        self.deadline_s = settings.engine.deadline_seconds
+
     def start(self) -> None:
         """Start the worker processes now (they warm up in the background); after `stop()`,
         start them again (a rename submitted after `stop()` does too). Safe to repeat."""

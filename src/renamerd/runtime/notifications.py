@@ -38,7 +38,6 @@ class NotificationRelay:
     def __init__(self, notifier: Notifier, owner_of: OwnerLookup) -> None:
         self.notifier = notifier
         self.owner_of = owner_of
-        self._threshold = notifier.settings.notify.poll_failures
         self._failures: dict[str, int] = {}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="notify")
@@ -75,7 +74,7 @@ class NotificationRelay:
         with self._lock:
             count = self._failures[name] = self._failures.get(name, 0) + 1
         owner = self.owner_of(name)
-        if count == self._threshold and owner is not None:
+        if count == self.notifier.settings.notify.poll_failures and owner is not None:
             self.submit(owner[0], "connection_failing",
                         {"connection": name, "provider": owner[1], "error": error,
                          "failures": count})

@@ -60,6 +60,18 @@ class Poller:
         self._poll_locks: dict[str, threading.Lock] = {}
         #: per connection: the newest cursor and when it was last written to the database
         self._cursors: dict[str, tuple[str, float]] = {}
+        #: polls writing their jobs now; `halt` waits for them, and none starts after it
+        self._writing = 0
+        self._writes = threading.Condition()
+
+    def halt(self, timeout: float) -> bool:
+        """Stop polling (sets `stopping`): from now on no poll writes jobs, not even one that
+        was listing its folder when this was called (its files stay where they are, and its
+        cursor unmoved, for the next start). Waits up to `timeout` seconds for the writes
+        already under way (one transaction each); returns whether they ended in time."""
+        with self._writes:
+            self.stopping.set()
+            return self._writes.wait_for(lambda: self._writing == 0, timeout)
 
     def poll(self, name: str) -> int:
         """Poll connection `name` once if this process holds (or takes) its poll lease.
@@ -215,15 +227,25 @@ class Poller:
             # in memory; an older stored cursor only re-reports files, which enqueue ignores
             self._cursors[conf.name] = (cursor, written)
             return 0
-        with self.db.write_session() as s:
-            state = self._state_for_update(s, conf.name)
-            if state.poll_owner != self.identity:
-                self._cursors.pop(conf.name, None)
-                return 0  # the lease moved on while we listed; the new owner will see them
-            new = self.queue.enqueue_many(conf.name, self.owners[conf.name], files, session=s)
-            state.cursor = cursor
-            state.last_poll_at = utcnow()
-            s.add(state)
+        with self._writes:
+            if self.stopping.is_set():
+                return 0  # stopping: no new jobs; the next start lists these files again
+            self._writing += 1
+        try:
+            with self.db.write_session() as s:
+                state = self._state_for_update(s, conf.name)
+                if state.poll_owner != self.identity:
+                    self._cursors.pop(conf.name, None)
+                    return 0  # the lease moved on while we listed; the new owner will see them
+                new = self.queue.enqueue_many(conf.name, self.owners[conf.name], files,
+                                              session=s)
+                state.cursor = cursor
+                state.last_poll_at = utcnow()
+                s.add(state)
+        finally:
+            with self._writes:
+                self._writing -= 1
+                self._writes.notify_all()
         self._cursors[conf.name] = (cursor, time.monotonic())
         J.emit_many((job, "new", J.QUEUED, {}) for job in new)
         if new:

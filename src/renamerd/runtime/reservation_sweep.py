@@ -29,12 +29,20 @@ class StaleReservations:
     def __init__(self, db: Database, settings: Settings,
                  every_s: float = RECONCILE_EVERY_S) -> None:
         self.db = db
-        self.age = timedelta(seconds=settings.credits.reservation_grace_s
-                             + settings.engine.deadline_seconds)
-        self.enabled = settings.credits.enabled
+        self.settings = settings
         self.every_s = every_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def age(self) -> timedelta:
+        """How old a reservation must be to be stale (read at each sweep: reloads apply)."""
+        return timedelta(seconds=self.settings.credits.reservation_grace_s
+                         + self.settings.engine.deadline_seconds)
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.credits.enabled
 
     def sweep(self) -> int:
         """Refund the stale reservations now; returns how many. Raises database errors."""

@@ -254,6 +254,19 @@ class Accounts:
                     s.add(fresh)
         return user
 
+    def owner_disabled(self, token: str, now: datetime | None = None) -> bool:
+        """Whether `token` is a live token (not revoked, not expired) of a disabled user: what
+        a refused request is told then is why. Read-only."""
+        if not looks_like_token(token):
+            return False
+        now = now or utcnow()
+        with self.db.session() as s:
+            found = s.exec(select(User.disabled).join(
+                ApiToken, col(ApiToken.user_id) == col(User.id)).where(
+                col(ApiToken.token_hash) == hash_token(token), col(ApiToken.revoked_at).is_(None),
+                or_(col(ApiToken.expires_at).is_(None), col(ApiToken.expires_at) > now))).first()
+        return bool(found)
+
     # -- teams -----------------------------------------------------------------------------
 
     def create_team(self, name: str) -> Team:

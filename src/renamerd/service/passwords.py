@@ -26,6 +26,10 @@ class PasswordError(AccountError):
     """The password is not acceptable (the message says why)."""
 
 
+class AccountDisabled(AccountError):
+    """The password is right, but the account is disabled (`renamerd users disable`)."""
+
+
 def check_rules(password: str) -> None:
     """Raise PasswordError unless `password` has MIN_LENGTH..MAX_LENGTH characters and is not
     only blanks."""
@@ -69,8 +73,9 @@ class Passwords:
 
     def verify(self, email: str, password: str) -> User | None:
         """The enabled user with this e-mail and password, or None (unknown e-mail, wrong
-        password, no password set, disabled). Takes about as long in every case. Read-only
-        except for re-hashing an outdated hash."""
+        password, no password set). Raises AccountDisabled when the password is right but the
+        account is disabled (only then: a wrong password says nothing about the account).
+        Takes about as long in every case. Read-only except for re-hashing an outdated hash."""
         try:
             email = normalize_email(email)
         except AccountError:
@@ -81,7 +86,7 @@ class Passwords:
         if not _matches(user.password_hash if user else None, password) or user is None:
             return None
         if user.disabled:
-            return None
+            raise AccountDisabled("this account is disabled")
         if user.password_hash and HASHER.check_needs_rehash(user.password_hash):
             self.set_password(user.id, password)
         return user

@@ -42,16 +42,26 @@ SPREAD = 5
 
 
 class SignInThrottle:
-    """Counts failed sign-ins. Thread-safe; `clock` is injectable for tests."""
+    """Counts failed sign-ins. Thread-safe; `clock` is injectable for tests. The windows follow
+    `web` as it is at each sign-in (a reload changes it in place); the storage stays."""
 
     def __init__(self, limits: LimitsSettings, web: WebSettings,
                  clock: Callable[[], float] = time.time) -> None:
         self.storage = open_storage(limits)
         self.clock = clock
-        self.pair = RateLimitItemPerMinute(web.sign_in_attempts, web.sign_in_window_minutes)
-        self.spread = RateLimitItemPerMinute(SPREAD * web.sign_in_attempts,
-                                             web.sign_in_window_minutes)
+        self.web = web
         self._windows = MovingWindowRateLimiter(self.storage)
+
+    @property
+    def pair(self) -> RateLimitItem:
+        """The window of one account at one address."""
+        return RateLimitItemPerMinute(self.web.sign_in_attempts, self.web.sign_in_window_minutes)
+
+    @property
+    def spread(self) -> RateLimitItem:
+        """The window of one address, or one account, over all the others."""
+        return RateLimitItemPerMinute(SPREAD * self.web.sign_in_attempts,
+                                      self.web.sign_in_window_minutes)
 
     def _windows_of(self, email: str, address: str) -> list[tuple[RateLimitItem, str]]:
         account = _account_key(email)

@@ -63,6 +63,8 @@ class JobActions:
         JobNotFound, JobActionError (not done, no move recorded, the file is gone, the old
         name is taken, the drive failed). Safe to repeat: an undone job is refused."""
         job = self.views.row(owner_id, job_id)
+        if job.state == J.UNDONE:
+            raise JobActionError(f"job {job_id} is already undone")
         if job.state != J.DONE:
             raise JobActionError(f"job {job_id} is {job.state}; only renamed (done) jobs can be undone")
         entry = Journal(self.db).for_job(job_id)

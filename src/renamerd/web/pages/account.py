@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
 
 from renamerd.service.limits import LimitExceeded
-from renamerd.service.passwords import MIN_LENGTH, PasswordError
+from renamerd.service.passwords import MIN_LENGTH, AccountDisabled, PasswordError
 from renamerd.service.web_sessions import SignedIn
 from renamerd.web.pages.auth import begin_session, throttled
 from renamerd.web.render import page, with_message
@@ -43,7 +43,11 @@ def change_password(request: Request, current: str = Form(""), new: str = Form("
         state.throttle.check(me.user.email, address)
     except LimitExceeded as err:
         return throttled(request, err)
-    if state.passwords.verify(me.user.email, current) is None:
+    try:
+        right = state.passwords.verify(me.user.email, current) is not None
+    except AccountDisabled:  # disabled since this page was shown: its session ends anyway
+        raise SignInRequired("/account") from None
+    if not right:
         state.throttle.failed(me.user.email, address)
         return _account_page(request, me, status=400,
                              error="The current password is wrong; nothing was changed.")

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from renamerd.service.invites import InviteError
 from renamerd.service.limits import LimitExceeded
-from renamerd.service.passwords import MIN_LENGTH, PasswordError
+from renamerd.service.passwords import MIN_LENGTH, AccountDisabled, PasswordError
 from renamerd.service.web_sessions import SignedIn
 from renamerd.storage.models import User
 from renamerd.web.render import error_page, page, redirect, with_message
@@ -29,6 +29,8 @@ from renamerd.web.security import (
 from renamerd.web.state import web_state
 
 router = APIRouter(include_in_schema=False)
+#: what a disabled account is told when its password was right (or its provider signed it in)
+DISABLED = "This account is disabled; ask your admin."
 
 
 def begin_session(request: Request, user: User, method: str, location: str) -> Response:
@@ -77,13 +79,16 @@ def signin(request: Request, email: str = Form(""), password: str = Form(""),
         state.throttle.check(email, address)
     except LimitExceeded as err:
         return throttled(request, err)
-    user = state.passwords.verify(email, password)
+    error = "Wrong e-mail or password. Nobody was signed in."
+    try:
+        user = state.passwords.verify(email, password)
+    except AccountDisabled:  # the password was right: say why nobody was signed in
+        user, error = None, DISABLED
     if user is None:
         state.throttle.failed(email, address)
         forget_signed_in(request)
         return page(request, "signin.html", status=401, title="Sign in", next=safe_next(next),
-                    email=email[:320], error="Wrong e-mail or password. Nobody was signed in.",
-                    ended=False, oidc_name=_oidc_name(request))
+                    email=email[:320], error=error, ended=False, oidc_name=_oidc_name(request))
     return begin_session(request, user, "password", next)
 
 

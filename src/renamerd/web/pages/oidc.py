@@ -9,7 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 from renamerd.service.accounts import AccountError, NotFoundError
 from renamerd.web.errors import not_found
 from renamerd.web.oidc import OidcError
-from renamerd.web.pages.auth import begin_session
+from renamerd.web.pages.auth import DISABLED, begin_session
 from renamerd.web.render import page
 from renamerd.web.security import PRE_COOKIE, cookie_name, pre_token, remember_pre_token, safe_next
 from renamerd.web.state import web_state
@@ -62,5 +62,5 @@ def oidc_callback(request: Request, code: str = "", state: str = "", error: str 
     except AccountError as err:
         return _refused(request, str(err))
     if user.disabled:
-        return _refused(request, "This account is disabled.")
+        return _refused(request, DISABLED)
     return begin_session(request, user, "oidc", safe_next(next_path))
