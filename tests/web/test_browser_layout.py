@@ -1,0 +1,75 @@
+"""The layout of the pages in a real browser, as a stranger reported it broken: on a desktop
+screen a table's headings stand over their own columns; on a phone nothing runs past the edge
+of the screen or of its card. Saves var/screenshots/layout-*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from renamerd.service.accounts import Accounts
+from renamerd.service.credits import Credits
+from web.conftest import Live, sign_in_page
+from web.test_browser import shot
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
+#: for each table.stack of the page: per column, the heading's x-range and its cells' x-ranges
+COLUMNS_JS = """() => [...document.querySelectorAll('table.stack')].map(table => {
+  const heads = [...table.querySelectorAll('thead th')];
+  const rows = [...table.querySelectorAll('tbody tr')];
+  const range = el => { const r = el.getBoundingClientRect(); return [r.left, r.right]; };
+  return {
+    caption: (table.closest('section')?.querySelector('h2')?.textContent || '').trim(),
+    columns: heads.map((th, i) => ({
+      heading: th.textContent.trim() || `(column ${i + 1})`, head: range(th),
+      cells: rows.map(tr => tr.children[i]).filter(Boolean).map(range)})),
+  };
+})"""
+
+
+def _misplaced(page: Any) -> list[str]:
+    """Each heading whose x-range does not overlap (most of) its column's cells, in words."""
+    wrong = []
+    for table in page.evaluate(COLUMNS_JS):
+        for col in table["columns"]:
+            left, right = col["head"]
+            for cell_left, cell_right in col["cells"]:
+                overlap = min(right, cell_right) - max(left, cell_left)
+                if overlap < 0.5 * min(right - left, cell_right - cell_left):
+                    wrong.append(f"{table['caption']}: {col['heading']} at {left:.0f}-{right:.0f}"
+                                 f" over a cell at {cell_left:.0f}-{cell_right:.0f}")
+                    break
+    return wrong
+
+
+@pytest.fixture
+def live_with_rows(make_live: Callable[..., Live]) -> Live:
+    """A live app whose tables all have rows: ada (admin) with tokens, credit charges, lots,
+    her inbox connection; bob for the users' table."""
+    live = make_live(daemon=False)
+    ada = live.user("ada@example.org", admin=True)
+    live.user("bob@example.org")
+    accounts = Accounts(live.db, live.settings)
+    accounts.create_token("ada@example.org", "scanner script")
+    credits = Credits(live.db)
+    for ref in ("req:bd2c0a1d6be547acb8d2f1e0c3a4b5d6", "job:12"):
+        credits.reserve(ada.id, ref)
+        credits.commit(ada.id, ref)
+    return live
+
+
+def test_table_headings_stand_over_their_columns_on_a_desktop(
+        live_with_rows: Live, new_page: Callable[[], Any]) -> None:
+    live = live_with_rows
+    page = sign_in_page(new_page(), live.url, "ada@example.org")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    for path, tables in (("/", 3), ("/tokens", 1), ("/connections", 1), ("/admin", 1)):
+        page.goto(live.url + path)
+        found = page.evaluate(COLUMNS_JS)
+        assert len(found) == tables and all(t["columns"] and t["columns"][0]["cells"]
+                                            for t in found), (path, found)
+        assert _misplaced(page) == [], path
+        shot(page, f"layout{path.replace('/', '-').rstrip('-') or '-overview'}")
