@@ -73,3 +73,15 @@ def test_table_headings_stand_over_their_columns_on_a_desktop(
                                             for t in found), (path, found)
         assert _misplaced(page) == [], path
         shot(page, f"layout{path.replace('/', '-').rstrip('-') or '-overview'}")
+
+
+def test_no_band_behind_the_account_cards(signed_in_page: tuple[Live, Any]) -> None:
+    """The cards' wrapper of the Account page is no header: no background, no border (it once
+    shared the header's class `top` and drew a white band with a line under it)."""
+    live, page = signed_in_page
+    page.goto(live.url + "/account")
+    wrapper = page.locator("main .grid").first
+    style = wrapper.evaluate("e => { const s = getComputedStyle(e); return "
+                             "[s.backgroundColor, s.borderBottomWidth]; }")
+    assert style == ["rgba(0, 0, 0, 0)", "0px"], style
+    shot(page, "layout-account")
