@@ -85,3 +85,49 @@ def test_no_band_behind_the_account_cards(signed_in_page: tuple[Live, Any]) -> N
                              "[s.backgroundColor, s.borderBottomWidth]; }")
     assert style == ["rgba(0, 0, 0, 0)", "0px"], style
     shot(page, "layout-account")
+
+
+def _overflowing(page: Any) -> list[str]:
+    """Elements of the page's cards whose right edge is past their card's (or the screen's)."""
+    return page.evaluate("""() => {
+      const out = [];
+      for (const card of document.querySelectorAll('main .card, main .secret')) {
+        const edge = Math.min(card.getBoundingClientRect().right, window.innerWidth);
+        for (const el of card.querySelectorAll('td, code, a, span')) {
+          const r = el.getBoundingClientRect();
+          if (r.width && r.right > edge + 1)
+            out.push(`${el.tagName} ${el.textContent.trim().slice(0, 40)}: ` +
+                     `${r.right.toFixed(0)} > ${edge.toFixed(0)}`);
+        }
+      }
+      return out;
+    }""")
+
+
+def test_nothing_runs_past_a_phone_screen(live_with_rows: Live,
+                                          new_page: Callable[[], Any]) -> None:
+    """At 390 px: a new token wraps inside its box; the Overview's credit changes say what
+    they were for in words ("API rename", a link to the job) instead of the raw key, and no
+    value runs past its card; the page never scrolls sideways."""
+    live = live_with_rows
+    page = sign_in_page(new_page(), live.url, "ada@example.org")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(live.url + "/tokens")
+    page.get_by_label("Label").fill("phone")
+    page.get_by_role("button", name="Create token").click()
+    token = page.locator("#new-token")
+    assert token.inner_text().startswith("rt_")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _overflowing(page) == []
+    shot(page, "layout-mobile-tokens")
+
+    page.goto(live.url + "/")
+    changes = page.locator("section", has=page.get_by_role("heading",
+                                                           name="Latest credit changes"))
+    assert "req:" not in changes.inner_text() and "job:" not in changes.inner_text()
+    assert changes.get_by_text("API rename").count() == 1
+    job = changes.get_by_role("link", name="job 12")
+    assert job.get_attribute("href") == "/jobs/12"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _overflowing(page) == []
+    shot(page, "layout-mobile-overview")
