@@ -5,12 +5,14 @@ of the screen or of its card. Saves var/screenshots/layout-*.png."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from renamerd.service.accounts import Accounts
 from renamerd.service.credits import Credits
+from renamerd.storage.models import ApiToken, utcnow
 from web.conftest import Live, sign_in_page
 from web.test_browser import shot
 
@@ -47,13 +49,18 @@ def _misplaced(page: Any) -> list[str]:
 
 @pytest.fixture
 def live_with_rows(make_live: Callable[..., Live]) -> Live:
-    """A live app whose tables all have rows: ada (admin) with tokens, credit charges, lots,
-    her inbox connection; bob for the users' table."""
+    """A live app whose tables all have rows: ada (admin) with tokens (one expired), credit
+    charges, lots, her inbox connection; bob for the users' table."""
     live = make_live(daemon=False)
     ada = live.user("ada@example.org", admin=True)
     live.user("bob@example.org")
     accounts = Accounts(live.db, live.settings)
     accounts.create_token("ada@example.org", "scanner script")
+    old, _ = accounts.create_token("ada@example.org", "old laptop", timedelta(days=1))
+    with live.db.write_session() as s:
+        row = s.get(ApiToken, old.id)
+        assert row is not None
+        row.expires_at = utcnow() - timedelta(days=2)
     credits = Credits(live.db)
     for ref in ("req:bd2c0a1d6be547acb8d2f1e0c3a4b5d6", "job:12"):
         credits.reserve(ada.id, ref)
@@ -94,6 +101,7 @@ def _overflowing(page: Any) -> list[str]:
       for (const card of document.querySelectorAll('main .card, main .secret')) {
         const edge = Math.min(card.getBoundingClientRect().right, window.innerWidth);
         for (const el of card.querySelectorAll('td, code, a, span')) {
+          if (el.closest('thead, .visually-hidden')) continue;  // clipped: not seen
           const r = el.getBoundingClientRect();
           if (r.width && r.right > edge + 1)
             out.push(`${el.tagName} ${el.textContent.trim().slice(0, 40)}: ` +
