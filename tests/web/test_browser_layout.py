@@ -139,3 +139,36 @@ def test_nothing_runs_past_a_phone_screen(live_with_rows: Live,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert _overflowing(page) == []
     shot(page, "layout-mobile-overview")
+
+
+def test_the_connection_form_checkboxes_sit_beside_their_labels(
+        make_live: Callable[..., Live], new_page: Callable[[], Any]) -> None:
+    """Dry run and Paused: each checkbox on its label's line, before it (not on a line of its
+    own above it); at 1280 and 390 px. The notes under Instructions after a save."""
+    from cryptography.fernet import Fernet
+
+    from renamerd.service.connections import Connections, Fields
+
+    live = make_live(daemon=False, connections=[],
+                     providers={"gdrive": {"client_id": "c", "client_secret": "s"}},
+                     secrets={"key": Fernet.generate_key().decode()})
+    ada = live.user("ada@example.org")
+    row = Connections(live.db, live.settings).create(ada.id, "gdrive", Fields.check(
+        {"watch": "/Scans", "target": "/Documents"}))
+    page = sign_in_page(new_page(), live.url, "ada@example.org")
+    page.goto(f"{live.url}/connections/{row.name}")
+    page.get_by_label("Instructions").fill("Use format YYYY-MM-DD - Company. "
+                                           "frobnicate everything")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_url(f"{live.url}/connections/{row.name}")
+    assert "frobnicate" in page.locator("#instr-notes").inner_text()
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for name in ("dry_run", "paused"):
+            box = page.locator(f"#{name}").bounding_box()
+            label = page.locator(f"label[for={name}]").bounding_box()
+            assert box and label
+            assert abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 8
+            assert box["x"] + box["width"] <= label["x"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        shot(page, f"layout-connection-{width}")

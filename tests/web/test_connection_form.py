@@ -4,6 +4,7 @@ bad value is refused with the form again."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from cryptography.fernet import Fernet
@@ -60,3 +61,41 @@ def test_without_a_drive_provider_the_page_says_who_sets_one_up(
     web.sign_in("boss@example.org")
     page = web.get("/connections").text
     assert "[providers.gdrive]" in page and "docs/web-connections.md" in page
+
+
+def test_instructions_not_understood_are_named_where_they_are_entered(
+        make_web: Callable[..., Web]) -> None:
+    """Saving instructions with a part not understood says so, under the Instructions field
+    of the form it goes back to (not a bare "Saved"); the hint uses the strategy's words of the
+    dropdown, and "what is understood" is on the page (docs/instructions.md is not served)."""
+    web = make_web(providers=PROVIDERS, secrets={"key": Fernet.generate_key().decode()})
+    ada = web.user("ada@example.org")
+    row = Connections(web.db, web.settings).create(ada.id, "gdrive", Fields.check(
+        {"watch": "/Scans"}))
+    web.sign_in("ada@example.org")
+    form = web.get(f"/connections/{row.name}").text
+    assert "follow custom prompt" not in form and "“As the instructions say”" in form
+    assert "<summary>What is understood</summary>" in form and "sort by year and month" in form
+    assert 'href="/docs">what is understood' not in form
+    assert "Not understood" not in form
+
+    base = {"watch": "/Scans", "target": "/Docs", "strategy": "follow_custom_prompt",
+            "language": "en"}
+    saved = web.post(f"/connections/{row.name}", {
+        **base, "custom_template": "Use format YYYY-MM-DD - Company. frobnicate everything"},
+        follow_redirects=False)
+    assert saved.status_code == 303 and saved.headers["location"] == f"/connections/{row.name}"
+    page = web.get(f"/connections/{row.name}").text
+    assert '<div class="flash warn" role="status">Saved: ' in page
+    assert "not all of its instructions are used" in page
+    notes = re.search(r'<div id="instr-notes">(.*?)</div>', page, re.S)
+    assert notes, page
+    assert ("Not understood, so left out: “frobnicate everything” (because of “frobnicate”)."
+            in notes.group(1))
+    assert "Use format" not in notes.group(1)
+
+    fine = web.post(f"/connections/{row.name}", {
+        **base, "custom_template": "Use format YYYY-MM-DD - Company. Put invoices in Big/"},
+        follow_redirects=False)
+    assert fine.headers["location"] == "/connections"
+    assert 'id="instr-notes"' not in web.get(f"/connections/{row.name}").text

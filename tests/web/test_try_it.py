@@ -71,3 +71,20 @@ def test_csrf_size_and_sign_in(make_web: Callable[..., Web], pdf_bytes: bytes) -
     # the Try it page again, its form and the reason above it (not an error page without it)
     assert 'action="/try"' in big.text and "too large" in big.text and "0.01 MB" in big.text
     assert _post(web, {}).status_code == 400
+
+
+def test_a_part_not_understood_is_said_once(make_web: Callable[..., Web],
+                                            pdf_bytes: bytes) -> None:
+    """ "Not understood: “blah blah nonsense”" once, not again in parentheses; the words that
+    broke a part when they are not the whole of it."""
+    web = make_web(rename_fn=engine_rename)
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    r = _post(web, {"document": ("scan.pdf", pdf_bytes, "application/pdf")},
+              {"strategy": "root", "language": "en",
+               "instructions": "blah blah nonsense. frobnicate everything"})
+    assert r.status_code == 200, r.text[-2000:]
+    result = r.text[r.text.index('id="result"'):]
+    assert ("Not understood, so left out: “blah blah nonsense”; “frobnicate everything” "
+            "(because of “frobnicate”).") in result
+    assert result.count("blah blah nonsense") == 1 and "(not understood" not in result
