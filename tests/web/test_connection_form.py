@@ -87,7 +87,7 @@ def test_instructions_not_understood_are_named_where_they_are_entered(
     assert saved.status_code == 303 and saved.headers["location"] == f"/connections/{row.name}"
     page = web.get(f"/connections/{row.name}").text
     assert '<div class="flash warn" role="status">Saved: ' in page
-    assert "not all of its instructions are used" in page
+    assert "see the notes under Instructions" in page
     notes = re.search(r'<div id="instr-notes">(.*?)</div>', page, re.S)
     assert notes, page
     assert ("Not understood, so left out: “frobnicate everything” (because of “frobnicate”)."
@@ -99,3 +99,33 @@ def test_instructions_not_understood_are_named_where_they_are_entered(
         follow_redirects=False)
     assert fine.headers["location"] == "/connections"
     assert 'id="instr-notes"' not in web.get(f"/connections/{row.name}").text
+
+
+def test_folder_rules_under_another_strategy_are_said_to_be_unused(
+        make_web: Callable[..., Web]) -> None:
+    """Instructions with folder rules saved with a strategy that makes its own folders: the
+    form says plainly, under the instructions, that their folder rules are not used (their
+    naming rules are); under "As the instructions say" nothing is said."""
+    web = make_web(providers=PROVIDERS, secrets={"key": Fernet.generate_key().decode()})
+    ada = web.user("ada@example.org")
+    row = Connections(web.db, web.settings).create(ada.id, "gdrive", Fields.check(
+        {"watch": "/Scans"}))
+    web.sign_in("ada@example.org")
+    form = web.get(f"/connections/{row.name}").text
+    assert ("Naming rules (format, fields, separator, case, date format) apply with every "
+            "strategy; folder rules only with the strategy “As the instructions say”") in form
+    base = {"watch": "/Scans", "target": "/Docs", "language": "en",
+            "custom_template": "Use format YYYY-MM-DD - Company. Put invoices in Big/"}
+    saved = web.post(f"/connections/{row.name}", {**base, "strategy": "by_date"},
+                     follow_redirects=False)
+    assert saved.headers["location"] == f"/connections/{row.name}"
+    notes = re.search(r'<div id="instr-notes">(.*?)</div>', web.get(
+        f"/connections/{row.name}").text, re.S)
+    assert notes and ("The folder rules of these instructions are not used with the strategy "
+                      "“By year”, which makes its own folders: folder rules apply only with "
+                      "the strategy “As the instructions say”. Their naming rules apply with "
+                      "every strategy.") in notes.group(1)
+    assert "Not understood" not in notes.group(1)
+    fine = web.post(f"/connections/{row.name}", {**base, "strategy": "follow_custom_prompt"},
+                    follow_redirects=False)
+    assert fine.headers["location"] == "/connections"

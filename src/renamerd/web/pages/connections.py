@@ -70,7 +70,8 @@ def _policy_defaults(request: Request) -> dict[str, Any]:
 def _notes(request: Request, values: dict[str, Any]) -> list[str]:
     """What of the instructions will not be used, in words (web/instructions.py)."""
     llm = web_state(request).settings.engine.provider == "openai"
-    return instruction_notes(values.get("custom_template"), llm=llm)
+    return instruction_notes(values.get("custom_template"), str(values.get("strategy") or ""),
+                             llm=llm)
 
 
 def _form_page(request: Request, row: UserConnection, *, error: str = "",
@@ -122,8 +123,8 @@ async def _save(request: Request, me: SignedIn, name: str, values: dict[str, Any
             return _form_page(request, row, error=str(err), values=values, status=400)
         saved = f"Saved: {name} takes the new settings within one poll"
         if _notes(request, values):  # shown under the instructions, where they are changed
-            return redirect(request, f"/connections/{name}", f"{saved}, but not all of its "
-                            "instructions are used: see the notes under Instructions.", "warn")
+            return redirect(request, f"/connections/{name}",
+                            f"{saved}; see the notes under Instructions.", "warn")
         return redirect(request, "/connections", f"{saved}.")
 
     return await anyio.to_thread.run_sync(run)
