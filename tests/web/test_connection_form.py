@@ -129,3 +129,33 @@ def test_folder_rules_under_another_strategy_are_said_to_be_unused(
     fine = web.post(f"/connections/{row.name}", {**base, "strategy": "follow_custom_prompt"},
                     follow_redirects=False)
     assert fine.headers["location"] == "/connections"
+
+
+def test_the_output_languages_have_labels_one_can_tell_apart(
+        make_web: Callable[..., Web]) -> None:
+    """"auto" and "source" do the same (engine.rename: the detected language, English when
+    none is): the list offers the one, labelled so; a connection set to "source" (through
+    the API) shows it, labelled as the same as auto. No two options read alike."""
+    web = make_web(providers=PROVIDERS, secrets={"key": Fernet.generate_key().decode()})
+    ada = web.user("ada@example.org")
+    store = Connections(web.db, web.settings)
+    row = store.create(ada.id, "gdrive", Fields.check({"watch": "/Scans"}))
+    web.sign_in("ada@example.org")
+
+    def options(path: str) -> dict[str, str]:
+        html = web.get(path).text
+        select = html[html.index('<select id="language"'):]
+        select = select[:select.index("</select>")]
+        return dict(re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', select))
+
+    for path in ("/try", f"/connections/{row.name}"):
+        labels = options(path)
+        assert labels["auto"] == ("The document&#39;s own language (auto: detected; English "
+                                  "when unknown)")
+        assert "source" not in labels
+        assert len(set(labels.values())) == len(labels)
+    store.update(ada.id, row.name, Fields.check({"watch": "/Scans", "language": "source"}))
+    labels = options(f"/connections/{row.name}")
+    assert labels["source"] == "The document&#39;s own language (source: the same as auto)"
+    assert len(set(labels.values())) == len(labels)
+    assert '<option value="source" selected>' in web.get(f"/connections/{row.name}").text
