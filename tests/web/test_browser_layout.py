@@ -12,11 +12,12 @@ import pytest
 
 from renamerd.service.accounts import Accounts
 from renamerd.service.credits import Credits
-from renamerd.storage.models import ApiToken, utcnow
+from renamerd.storage.models import ApiToken, Job, utcnow
 from web.conftest import Live, sign_in_page
 from web.test_browser import shot
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+LONG_NAME = "2024-04-01_Deutsche_Telekom_Geschaeftskunden_GmbH_invoice_RE2024040100077.pdf"
 
 #: for each table.stack of the page: per column, the heading's x-range and its cells' x-ranges
 COLUMNS_JS = """() => [...document.querySelectorAll('table.stack')].map(table => {
@@ -61,6 +62,12 @@ def live_with_rows(make_live: Callable[..., Live]) -> Live:
         row = s.get(ApiToken, old.id)
         assert row is not None
         row.expires_at = utcnow() - timedelta(days=2)
+    with live.db.write_session() as s:  # documents renamed under a long name, one moved back
+        for file_id, state in (("f1", "undone"), ("f2", "done")):
+            s.add(Job(connection="inbox", owner_id=ada.id, file_id=file_id, revision="1",
+                      source_path=f"/inbox/scan_{file_id}.pdf", name=f"scan_{file_id}.pdf",
+                      state=state, planned_folder="/library/2024", planned_name=LONG_NAME,
+                      dest_path=f"/library/2024/{LONG_NAME}"))
     credits = Credits(live.db)
     for ref in ("req:bd2c0a1d6be547acb8d2f1e0c3a4b5d6", "job:12"):
         credits.reserve(ada.id, ref)
@@ -139,6 +146,14 @@ def test_nothing_runs_past_a_phone_screen(live_with_rows: Live,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert _overflowing(page) == []
     shot(page, "layout-mobile-overview")
+
+    # a job's page is titled by the file's name now (moved back: the original), which wraps
+    for job, title in ((1, "scan_f1.pdf"), (2, LONG_NAME)):
+        page.goto(f"{live.url}/jobs/{job}")
+        assert page.locator("h1").inner_text() == title
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert _overflowing(page) == []
+        shot(page, f"layout-mobile-job-{job}")
 
 
 def test_the_connection_form_checkboxes_sit_beside_their_labels(
