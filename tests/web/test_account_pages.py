@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 
 from renamerd.service.connections import Connections, Fields
 from renamerd.service.processes import ProcessRegistry
-from renamerd.storage.models import utcnow
+from renamerd.storage.models import ApiToken, utcnow
 from web.conftest import Web
 
 
@@ -30,6 +31,49 @@ def test_tokens_create_shown_once_and_revoke(web: Web) -> None:
     assert "is revoked" in revoked.text and ">Revoke</button>" not in revoked.text
     assert web.accounts.authenticate(token.group(1)) is None
     assert web.post("/tokens", {"label": "x" * 201}).status_code == 400
+
+
+def _row_of(page: str, token_id: str) -> str:
+    found = re.search(rf'<tr id="token-{token_id}"[^>]*>.*?</tr>', page, re.S)
+    assert found, page
+    return found.group(0)
+
+
+def test_tokens_show_when_they_expire_and_which_have_expired(web: Web) -> None:
+    """Each token's expiry (or "never"); an expired one is marked expired (it no longer
+    works, as `renamerd tokens list` says), listed after the live ones, with nothing to revoke;
+    a new token's box says until when it works."""
+    web.user("ada@example.org")
+    forever, _ = web.accounts.create_token("ada@example.org", "forever")
+    month, _ = web.accounts.create_token("ada@example.org", "a month", timedelta(days=30))
+    old, old_token = web.accounts.create_token("ada@example.org", "old laptop",
+                                               timedelta(days=1))
+    with web.db.write_session() as s:
+        row = s.get(ApiToken, old.id)
+        assert row is not None
+        row.expires_at = utcnow() - timedelta(days=2)
+    assert web.accounts.authenticate(old_token) is None
+    web.sign_in("ada@example.org")
+    page = web.get("/tokens").text
+    assert "<th scope=\"col\">Expires</th>" in page
+    assert month.expires_at is not None
+    assert f"{month.expires_at:%Y-%m-%d}" in _row_of(page, month.id)
+    assert "never" in _row_of(page, forever.id) and "expired" not in _row_of(page, forever.id)
+    expired = _row_of(page, old.id)
+    assert 'class="muted"' in expired and ">expired</span>" in expired
+    assert "Revoke" not in expired
+    assert page.index(f'id="token-{old.id}"') > page.index(f'id="token-{forever.id}"')
+    assert page.count(">Revoke</button>") == 2
+
+
+def test_a_new_token_says_until_when_it_works(make_web: Callable[..., Web]) -> None:
+    web = make_web(tokens={"max_lifetime_days": 90})
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    web.post("/tokens", {"label": "ninety days"}, follow_redirects=False)
+    shown = web.get("/tokens").text
+    until = f"{utcnow() + timedelta(days=90):%Y-%m-%d}"
+    assert re.search(rf'<section class="secret".*works until {until}.*</section>', shown, re.S)
 
 
 def test_another_users_token_is_404_and_stays_valid(web: Web) -> None:

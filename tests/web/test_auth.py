@@ -115,11 +115,19 @@ def test_an_invitation_link_sets_a_password_and_signs_in(web: Web) -> None:
     token = invites.create(user.id)
     form = web.get(f"/invite/{token}")
     assert form.status_code == 200 and "bob@example.org" in form.text
+    assert 'for="repeat">Password again</label>' in form.text  # asked twice
     short = web.client.post(f"/invite/{token}", headers=HTML, data={
-        "password": "short", "csrf_token": csrf_of(form.text)})
+        "password": "short", "repeat": "short", "csrf_token": csrf_of(form.text)})
     assert short.status_code == 400 and "at least 8" in short.text
+    differ = web.client.post(f"/invite/{token}", headers=HTML, data={
+        "password": "a new good password", "repeat": "a new good pasword",
+        "csrf_token": csrf_of(form.text)})
+    assert differ.status_code == 400 and "The two passwords differ" in differ.text
+    assert 'action="/invite/' in differ.text  # the form again; the invitation still works
+    assert Invites(web.db, web.settings).user_for(token).password_hash is None
     done = web.client.post(f"/invite/{token}", headers=HTML, follow_redirects=False, data={
-        "password": "a new good password", "csrf_token": csrf_of(form.text)})
+        "password": "a new good password", "repeat": "a new good password",
+        "csrf_token": csrf_of(form.text)})
     assert done.status_code == 303 and done.headers["location"] == "/"
     assert "Your password is set" in web.get("/").text
     web.client.cookies.clear()

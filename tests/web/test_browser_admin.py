@@ -81,3 +81,26 @@ def test_try_it_in_the_browser(make_live: Callable[..., Live], new_page: Callabl
     message = page.get_by_label("Document").evaluate("e => e.validationMessage")
     assert "too large" in message and "25 MB" in message
     assert page.evaluate("document.querySelector('form.stack').checkValidity()") is False
+
+
+def test_an_invited_user_types_the_password_twice(make_live: Callable[..., Live],
+                                                  new_page: Callable[[], Any]) -> None:
+    from renamerd.service.invites import Invites
+
+    live = make_live(daemon=False)
+    new = live.user("new@example.org", password=None)
+    token = Invites(live.db, live.settings).create(new.id)
+    page = new_page()
+    page.goto(f"{live.url}/invite/{token}")
+    page.get_by_label("Password", exact=True).fill("a new good password")
+    page.get_by_label("Password again").fill("a new good pasword")
+    page.get_by_role("button", name="Set password and sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("The two passwords differ")
+    shot(page, "invite-differ")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "mobile-invite-differ")
+    page.get_by_label("Password", exact=True).fill("a new good password")
+    page.get_by_label("Password again").fill("a new good password")
+    page.get_by_role("button", name="Set password and sign in").click()
+    expect(page.get_by_text("Your password is set. Welcome!")).to_be_visible()

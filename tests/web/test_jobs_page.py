@@ -7,6 +7,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -180,6 +181,49 @@ def test_kept_and_review_jobs_say_so_in_words(make_web: Callable[..., Web]) -> N
         assert ">Undo</button>" not in kept  # it never moved
         one = web.get(f"/jobs/{ids['keep']}").text
         assert "kept its name" in one
+    finally:
+        pool.close()
+        memory.forget_drive(name)
+
+
+def test_a_failed_or_undone_job_is_titled_by_the_files_current_name(
+        make_web: Callable[..., Web], tmp_path: Path) -> None:
+    """A job whose move failed shows the file's name as it is (not the planned one, in bold,
+    as if renamed), the planned name as "would have been ..."; after an Undo the job's page is
+    titled by the original name, the one the file has again."""
+    from renamerd.connectors import TransientError
+
+    name = f"webjobs{next(_names)}"
+    drive = memory.drive(name)
+    drive.mkdir("/inbox")
+    web = make_web(connections=[{
+        "name": "mem", "provider": "memory", "owner": "ada@example.org", "watch": "/inbox",
+        "target": "/library", "options": {"drive": name}}],
+        daemon={"state_dir": str(tmp_path / "state"), "max_attempts": 1})
+    owner = web.user("ada@example.org")
+    queue = J.JobQueue(web.db, web.settings.daemon, web.settings.credits)
+    pool = ConnectorPool(web.settings, web.db)
+    box = Inbox(web, drive, queue, pool, Worker(web.settings, web.db, queue, pool,
+                                                engine=fake_engine), owner.id)
+    try:
+        drive.inject("move", TransientError("the drive answered 503"), times=20)
+        box.drop("bill.pdf", doc("2024-03-01", "ACME"))
+        drive.inject("move", TransientError("no more"), times=0)
+        box.drop("scan.pdf", doc("2024-04-01", "Telekom"))
+        failed, done = sorted(queue.find(), key=lambda j: int(j.id or 0))
+        assert failed.state == J.FAILED and failed.planned_name == "2024-03-01_ACME.pdf"
+        assert done.state == J.DONE
+        web.sign_in("ada@example.org")
+        row = _row(web.get("/jobs").text, int(failed.id or 0))
+        assert re.search(r'class="name-new"[^>]*>bill\.pdf</div>', row), row
+        assert "would have been 2024-03-01_ACME.pdf" in row
+        page = web.get(f"/jobs/{failed.id}").text
+        assert "<h1>bill.pdf</h1>" in page and "would have been 2024-03-01_ACME.pdf" in page
+
+        web.post(f"/jobs/{done.id}/undo")
+        assert "scan.pdf" in drive.listing("/inbox")
+        page = web.get(f"/jobs/{done.id}").text
+        assert "<h1>scan.pdf</h1>" in page and "2024-04-01_Telekom.pdf</h1>" not in page
     finally:
         pool.close()
         memory.forget_drive(name)

@@ -71,3 +71,42 @@ def test_csrf_size_and_sign_in(make_web: Callable[..., Web], pdf_bytes: bytes) -
     # the Try it page again, its form and the reason above it (not an error page without it)
     assert 'action="/try"' in big.text and "too large" in big.text and "0.01 MB" in big.text
     assert _post(web, {}).status_code == 400
+
+
+def test_a_part_not_understood_is_said_once(make_web: Callable[..., Web],
+                                            pdf_bytes: bytes) -> None:
+    """ "Not understood: “blah blah nonsense”" once, not again in parentheses; the words that
+    broke a part when they are not the whole of it."""
+    web = make_web(rename_fn=engine_rename)
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    r = _post(web, {"document": ("scan.pdf", pdf_bytes, "application/pdf")},
+              {"strategy": "root", "language": "en",
+               "instructions": "blah blah nonsense. frobnicate everything"})
+    assert r.status_code == 200, r.text[-2000:]
+    result = r.text[r.text.index('id="result"'):]
+    assert ("Not understood, so left out: “blah blah nonsense”; “frobnicate everything” "
+            "(because of “frobnicate”).") in result
+    assert result.count("blah blah nonsense") == 1 and "(not understood" not in result
+
+
+def test_folder_rules_unused_by_the_strategy_are_said_so(make_web: Callable[..., Web],
+                                                          pdf_bytes: bytes) -> None:
+    """Tried with "By year": the folder is the year's, not the instructions' Big/, and the
+    result says why; the naming rule applies."""
+    web = make_web(rename_fn=engine_rename)
+    web.user("ada@example.org")
+    web.sign_in("ada@example.org")
+    instructions = "Use format YYYY-MM-DD - Company. Put invoices in Big/"
+    r = _post(web, {"document": ("scan.pdf", pdf_bytes, "application/pdf")},
+              {"strategy": "by_date", "language": "en", "instructions": instructions})
+    result = r.text[r.text.index('id="result"'):]
+    assert '<code id="suggested-folder">2024</code>' in result
+    assert "2024-03-01 - ACME GmbH" in result
+    assert "The folder rules of these instructions are not used with the strategy “By year”" \
+        in result
+    r = _post(web, {"document": ("scan.pdf", pdf_bytes, "application/pdf")},
+              {"strategy": "follow_custom_prompt", "language": "en",
+               "instructions": instructions})
+    result = r.text[r.text.index('id="result"'):]
+    assert '<code id="suggested-folder">Big</code>' in result and "folder rules" not in result

@@ -59,6 +59,7 @@ class JobView:
     connection: str
     original_name: str
     original_folder: str
+    #: where it went (done, undone: where it was), else where it was to go (the plan)
     new_name: str | None
     new_folder: str | None
     created_at: datetime
@@ -75,6 +76,13 @@ class JobView:
     #: a done job: "renamed", "kept" (its name kept, left in place) or "review" (its name
     #: kept, moved to the review folder); None for the other states
     outcome: str | None = None
+
+    @property
+    def current_name(self) -> str:
+        """The file's name now: the new one once renamed (done); else the original, which a
+        failed, waiting or undone job's file has (its planned name was never given to it, or
+        was taken back)."""
+        return self.new_name if self.state == S.DONE and self.new_name else self.original_name
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -69,9 +69,11 @@ STRATEGY_WORDS = {
     "by_all": "By year, issuer and document type",
     "follow_custom_prompt": "As the instructions say",
 }
-#: output-language choices that are not languages
-LANGUAGE_WORDS = {"auto": "The document's own language (auto)",
-                  "source": "The document's own language (source)"}
+#: output-language choices that are not languages: both write names in the language detected
+#: in the document (English when none is; engine.rename); "source" is only another name for
+#: "auto", offered in the lists only when a connection already has it
+LANGUAGE_WORDS = {"auto": "The document's own language (auto: detected; English when unknown)",
+                  "source": "The document's own language (source: the same as auto)"}
 
 
 def strategy_words(value: str) -> str:

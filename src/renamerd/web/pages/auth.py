@@ -125,21 +125,34 @@ def invite_form(request: Request, token: str) -> Response:
                 token=token, invited=invited, error="", min_length=MIN_LENGTH)
 
 
+def _invite_again(request: Request, token: str, error: str) -> Response:
+    """The invitation's form again with why the password was refused (the invitation is not
+    used up); the problem page when the invitation no longer works."""
+    try:
+        invited = web_state(request).invites.user_for(token)
+    except InviteError as err:
+        return page(request, "invite.html", status=404, title="Invitation", problem=str(err),
+                    token="", invited=None, error="", min_length=MIN_LENGTH)
+    return page(request, "invite.html", status=400, title="Choose your password", problem="",
+                token=token, invited=invited, error=error, min_length=MIN_LENGTH)
+
+
 @router.post("/invite/{token}")
 def invite_accept(request: Request, token: str, password: str = Form(""),
-                  _: SignedIn | None = Depends(checked)) -> Response:
-    """Set the password and use the invitation up; signs the user in."""
+                  repeat: str = Form(""), _: SignedIn | None = Depends(checked)) -> Response:
+    """Set the password (typed twice, the same) and use the invitation up; signs the user
+    in."""
     state = web_state(request)
+    if password != repeat:
+        return _invite_again(request, token, "The two passwords differ; nothing was set. "
+                                             "Type the same password in both fields.")
     try:
         user = state.invites.redeem(token, password)
     except InviteError as err:
         return page(request, "invite.html", status=404, title="Invitation", problem=str(err),
                     token="", invited=None, error="", min_length=MIN_LENGTH)
     except PasswordError as err:
-        invited = state.invites.user_for(token)
-        return page(request, "invite.html", status=400, title="Choose your password",
-                    problem="", token=token, invited=invited, error=str(err),
-                    min_length=MIN_LENGTH)
+        return _invite_again(request, token, str(err))
     state.sessions.end_all(user.id)
     response = begin_session(request, user, "invite", "/")
     return with_message(request, response, "Your password is set. Welcome!")

@@ -27,6 +27,7 @@ from renamerd.service.connections import (
 from renamerd.service.web_sessions import SignedIn
 from renamerd.storage.models import UserConnection
 from renamerd.web.errors import not_found
+from renamerd.web.instructions import instruction_notes
 from renamerd.web.render import page, redirect
 from renamerd.web.security import SignInRequired, checked, require_user
 from renamerd.web.state import web_state
@@ -67,6 +68,13 @@ def _policy_defaults(request: Request) -> dict[str, Any]:
             "confidence_threshold": engine.confidence_threshold}
 
 
+def _notes(request: Request, values: dict[str, Any]) -> list[str]:
+    """What of the instructions will not be used, in words (web/instructions.py)."""
+    llm = web_state(request).settings.engine.provider == "openai"
+    return instruction_notes(values.get("custom_template"), str(values.get("strategy") or ""),
+                             llm=llm)
+
+
 def _form_page(request: Request, row: UserConnection, *, error: str = "",
                values: dict[str, Any] | None = None, status: int = 200) -> Response:
     shown = {key: getattr(row, key) for key in (
@@ -74,7 +82,8 @@ def _form_page(request: Request, row: UserConnection, *, error: str = "",
         "confidence_threshold", "dry_run", "paused")}
     shown.update(values or {})
     return page(request, "connection.html", status=status, title=f"Connection {row.name}",
-                row=row, values=shown, error=error, strategies=STRATEGIES, languages=LANGUAGES,
+                row=row, values=shown, error=error, notes=_notes(request, shown),
+                strategies=STRATEGIES, languages=LANGUAGES,
                 policies=BELOW_CONFIDENCE, defaults=_policy_defaults(request),
                 provider_name=PROVIDER_NAMES.get(row.provider, row.provider))
 
@@ -113,8 +122,11 @@ async def _save(request: Request, me: SignedIn, name: str, values: dict[str, Any
             _store(request).update(me.user.id, name, Fields.check(values))
         except InvalidConnection as err:
             return _form_page(request, row, error=str(err), values=values, status=400)
-        return redirect(request, "/connections",
-                        f"Saved: {name} takes the new settings within one poll.")
+        saved = f"Saved: {name} takes the new settings within one poll"
+        if _notes(request, values):  # shown under the instructions, where they are changed
+            return redirect(request, f"/connections/{name}",
+                            f"{saved}; see the notes under Instructions.", "warn")
+        return redirect(request, "/connections", f"{saved}.")
 
     return await anyio.to_thread.run_sync(run)
 

@@ -3,6 +3,8 @@ state, and the user's drives with their state."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
@@ -23,6 +25,30 @@ STATE_LABELS = [
 ]
 
 
+@dataclass(frozen=True)
+class CreditFor:
+    """What a credit change was for, as the Overview shows it: the reason given, then the
+    reference in words (`words`), a link to it when it has a page (`href`)."""
+
+    reason: str
+    words: str = ""
+    href: str = ""
+
+
+def credit_for(reason: str, ref: str | None) -> CreditFor:
+    """A ledger entry's reason and reference in words: a job's charge "job 12" (its page),
+    a rename through the API ("req:<id>", "idem:<Idempotency-Key>") "API rename", one on the
+    Try it page "Try it page"; another reference as it is."""
+    kind, _, rest = (ref or "").partition(":")
+    if kind == "job" and rest.isdigit():
+        return CreditFor(reason, f"job {rest}", f"/jobs/{rest}")
+    if kind == "req" and rest.startswith("try-"):
+        return CreditFor(reason, "Try it page")
+    if kind in ("req", "idem") and rest:
+        return CreditFor(reason, "API rename")
+    return CreditFor(reason, ref or "")
+
+
 @router.get("/")
 def overview(request: Request, me: SignedIn = Depends(require_user)) -> Response:
     state = web_state(request)
@@ -34,7 +60,8 @@ def overview(request: Request, me: SignedIn = Depends(require_user)) -> Response
     return page(
         request, "overview.html", title="Overview",
         balance=state.credits.balance(user.id), credits_enabled=state.credits.enabled,
-        lots=lots, ledger=state.credits.ledger(user.id, limit=10),
+        lots=lots, ledger=[(entry, credit_for(entry.reason, entry.ref))
+                           for entry in state.credits.ledger(user.id, limit=10)],
         counts=state.jobs.counts(user.id), state_labels=STATE_LABELS,
         connections=connections_of(state.settings, state.db, user),
     )

@@ -1,5 +1,6 @@
-"""The Tokens page: the user's API tokens (label, hint, last use), a new one (shown once, with
-a copy button), and Revoke. Only the SHA-256 of a token is stored."""
+"""The Tokens page: the user's API tokens (label, hint, last use, expiry; expired ones marked
+so, after the live ones), a new one (shown once, with a copy button and until when it works),
+and Revoke. Only the SHA-256 of a token is stored."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from fastapi.responses import Response
 
 from renamerd.service.accounts import NotFoundError
 from renamerd.service.web_sessions import SignedIn
-from renamerd.storage.models import ApiToken
+from renamerd.storage.models import ApiToken, utcnow
 from renamerd.web.errors import WebError, not_found
 from renamerd.web.render import page, redirect
 from renamerd.web.security import (
@@ -29,10 +30,13 @@ NEW_TOKEN_COOKIE = "renamerd_new_token"  # noqa: S105  (a cookie name)
 def _tokens_page(request: Request, me: SignedIn, *, new_token: str = "",
                  new_row: ApiToken | None = None, error: str = "", label: str = "",
                  status: int = 200) -> Response:
-    rows = web_state(request).accounts.list_tokens(me.user.email)
+    rows = list(reversed(web_state(request).accounts.list_tokens(me.user.email)))
+    now = utcnow()
+    unrevoked = [t for t in rows if t.revoked_at is None]
+    expired = [t for t in unrevoked if t.expires_at is not None and t.expires_at <= now]
     return page(request, "tokens.html", status=status, title="Tokens",
-                active=[t for t in reversed(rows) if t.revoked_at is None],
-                revoked=[t for t in reversed(rows) if t.revoked_at is not None],
+                active=[t for t in unrevoked if t not in expired], expired=expired,
+                revoked=[t for t in rows if t.revoked_at is not None],
                 new_token=new_token, new_row=new_row, error=error, label=label,
                 max_label=MAX_LABEL)
 

@@ -24,6 +24,7 @@ from renamerd.runtime.engine_child import EngineFailure
 from renamerd.service.credits import InsufficientCredits
 from renamerd.service.limits import LimitExceeded
 from renamerd.service.web_sessions import SignedIn
+from renamerd.web.instructions import misread_words, not_understood_note, strategy_note
 from renamerd.web.render import page
 from renamerd.web.security import SignInRequired, checked, require_user, signed_in
 from renamerd.web.state import web_state
@@ -39,7 +40,20 @@ def _page(request: Request, *, status: int = 200, values: dict[str, str],
     return page(request, "try.html", status=status, title="Try it",
                 strategies=STRATEGIES, languages=LANGUAGES,
                 max_mb=state.settings.limits.max_upload_mb, values=values, error=error,
-                result=result, balance=balance)
+                result=result, balance=balance, notes=_notes(result, values))
+
+
+def _notes(result: dict[str, Any] | None, values: dict[str, str]) -> list[str]:
+    """What of the instructions the rename did not use, in words: the parts not understood
+    (by the engine, after the LLM provider when one is configured: left out), and what the
+    strategy leaves unused. None without a result."""
+    if result is None:
+        return []
+    misread = (result.get("instructions") or {}).get("notUnderstoodReasons") or []
+    notes = [not_understood_note([misread_words(m["text"], m["reason"]) for m in misread],
+                                 llm=False),
+             strategy_note(values.get("instructions", ""), values.get("strategy", ""))]
+    return [note for note in notes if note]
 
 
 _DEFAULTS = {"strategy": DEFAULT_STRATEGY, "language": DEFAULT_LANGUAGE, "instructions": ""}
