@@ -80,7 +80,7 @@ def test_table_headings_stand_over_their_columns_on_a_desktop(
     live = live_with_rows
     page = sign_in_page(new_page(), live.url, "ada@example.org")
     page.set_viewport_size({"width": 1280, "height": 800})
-    for path, tables in (("/", 3), ("/tokens", 1), ("/connections", 1), ("/admin", 1)):
+    for path, tables in (("/", 3), ("/tokens", 1), ("/connections", 1), ("/admin", 2)):
         page.goto(live.url + path)
         found = page.evaluate(COLUMNS_JS)
         assert len(found) == tables and all(t["columns"] and t["columns"][0]["cells"]
