@@ -1239,3 +1239,24 @@ def test_a_bill_opening_with_the_customers_block_is_named_by_its_address() -> No
     assert values["issuer"] == "Lizenzero"
     own = bill.replace("Artesta Store, S.L.", "Lizenzero GmbH")  # the sender's letterhead
     assert extract([own]).values["issuer"] == "Lizenzero GmbH"
+
+
+@pytest.mark.parametrize("text, issuer, customer", [
+    ("Hotel Aurora\nVáclavské náměstí 15 - 110 05 Praha 1\nFAKTURA - DAŇOVÝ DOKLAD\n"
+     "Číslo faktury: INV2024-1 Odběratel:\nČíslo zákazníka: 78065 Novák Stavby s.r.o.\n"
+     "Datum vystavení: 14. 10. 2024 Dlouhá 37\nCelkem k úhradě: 460,08 Kč\n"
+     "Provozovatel Černý Poradenství s.r.o. : Václavské náměstí 15",
+     "Hotel Aurora", "Novák Stavby"),
+    ("THE HARBOUR INN\n1 Quay Street, Bristol BS1 4DJ\nINVOICE\n"
+     "Invoice no: 2024/118 Bill to:\nAccount: 50277 Westbridge Logistics Ltd\n"
+     "Date: 3 May 2024 14 Mill Lane\nTotal due: £412.00\nOperated by Quayside Hotels Ltd",
+     "THE HARBOUR INN", "Westbridge"),
+])
+def test_a_customer_block_beside_the_first_column_is_not_the_seller(
+        text: str, issuer: str, customer: str) -> None:
+    # OCR reads a two-column header row by row: the customer's label ends the first row
+    # ("... Odběratel:"), its name ends the next one, after that row's own label and value
+    assert values(text)["issuer"] == issuer
+    language = "cs" if "Faktura" in text.title() else "en"
+    names = [c.value for c in issuer_candidates(Doc.from_pages([text]), language)]
+    assert not any(customer in name for name in names), names

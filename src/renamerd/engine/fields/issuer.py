@@ -21,6 +21,7 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
     customer_above_your_number,
+    customer_in_second_column,
     customer_under_letterhead,
     customer_under_title,
     direct_debit_above,
@@ -390,6 +391,7 @@ def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
         customer_under_title(ctx, title)
     customer_under_letterhead(ctx, language)
     customer_above_your_number(ctx)
+    customer_in_second_column(ctx, _recipient_before(language))
     ctx.legal_named = legal_named(doc, ctx.skip) | footer_named(doc, ctx.skip, ctx.registration)
     ctx.persons = {k for k in map(key, contact_persons(doc)) if len(k) >= 4}
     ctx.persons |= payers(doc, language)

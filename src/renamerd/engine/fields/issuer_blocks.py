@@ -229,6 +229,31 @@ _YOUR_NUMBER = re.compile(r"(?:your|ihre?|votre|vos|uw|su|vostro|vostra|seu|sua|
                           r"[^:\d]{0,30}?(?:n[ro°º]\b|no\b|number|nummer|numero|id\b|idnr|ust)")
 
 
+#: a row of the first column opening a line: a label, its value (a number, a date's first
+#: part), then what a second column printed beside it ("Číslo zákazníka: 78065 Svoboda s.r.o.")
+_LABEL_VALUE_REST = re.compile(r"[^\W\d][^:]{1,40}:\s*\S*\d\S*\s+(\S.{2,})")
+#: rows of a second column's block read after its heading
+_SECOND_COLUMN_ROWS = 3
+
+
+def customer_in_second_column(ctx: Page, heading_end: re.Pattern[str]) -> None:
+    """A recipient's label ending a line that opens with another label and its value
+    ("Číslo faktury: INV2024-57733 Odběratel:"): a second column's heading read onto the
+    first column's row, so the next rows, which end in the customer's block after their own
+    label and value ("Číslo zákazníka: 78065 Svoboda Tiskárna s.r.o."), are the customer's
+    lines for the issuer. `heading_end` matches a recipient's label and its colon ending a
+    folded text."""
+    lines = ctx.doc.lines
+    for line in lines[:20]:
+        head = heading_end.search(line.folded)
+        if head is None or head.start() == 0 or ":" not in line.folded[:head.start()]:
+            continue
+        for row in lines[line.index + 1:line.index + 1 + _SECOND_COLUMN_ROWS]:
+            if not _LABEL_VALUE_REST.fullmatch(row.text.strip()):
+                break
+            ctx.skip.add(row.index)
+
+
 def customer_above_your_number(ctx: Page) -> None:
     """A name opening the page with its address down to a postcode's line, followed by the
     reader's own numbers ("Artesta Store, S.L." / ... / "08035 Barcelona" / "Spanien" /
