@@ -229,7 +229,8 @@ def test_a_table_row_the_text_layer_drew_first_is_no_name() -> None:
 
 
 @pytest.mark.parametrize("street", ["Václavské náměstí 24", "plac Bankowy 2",
-                                    "Corso Buenos Aires 12", "Boulevard Haussmann 40"])
+                                    "Corso Buenos Aires 12", "Boulevard Haussmann 40",
+                                    "Karl Johans gate 12", "Bygdøy allé 2"])
 def test_a_square_or_boulevard_is_an_address_not_a_name(street: str) -> None:
     text = (f"Pos. Description Qty Amount\n1 Poradenství 82\n{street}\n"
             "FAKTURA\nČíslo faktury: RE202474887\nDatum vystavení: 22.09.2024\n"
@@ -1260,3 +1261,21 @@ def test_a_customer_block_beside_the_first_column_is_not_the_seller(
     language = "cs" if "Faktura" in text.title() else "en"
     names = [c.value for c in issuer_candidates(Doc.from_pages([text]), language)]
     assert not any(customer in name for name in names), names
+
+
+def test_gate_before_no_number_is_no_street() -> None:
+    from renamerd.engine.fields.places import address
+
+    assert address("Karl Johans gate 12") and address("Sandvika vei 3")
+    assert not address("Golden Gate Bridge Ltd") and not address("Gate 5 Media AS")
+
+
+@pytest.mark.parametrize("text, issuer", [
+    ("Costa Consultoria Unipessoal LdFATURA\nRua Augusta 15\n1100-005 Lisboa\n"
+     "Cliente:\nOliveira Informática Lda\nRua Augusta 37\n1100-008 Lisboa\n"
+     "Fatura n.º FT2024/118\nData: 14/03/2024\nTotal: 120,00 €", "Costa Consultoria Unipessoal Ld"),
+    ("Northwind Trading LtdINVOICE\n12 High Street\nLondon EC1A 1BB\nBill to:\nFabrikam Ltd\n"
+     "Invoice no: 2024-118\nDate: 14 March 2024\nTotal: £120.00", "Northwind Trading Ltd"),
+])
+def test_a_title_ocr_glued_to_the_name_is_cut_off(text: str, issuer: str) -> None:
+    assert values(text)["issuer"] == issuer

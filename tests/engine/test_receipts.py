@@ -25,6 +25,8 @@ from renamerd.engine.types import EngineConfig
     ("1s-o1-2019", "15-01-2019"),
     ("date: 23103/2018 3:13", "date: 23/03/2018 3:13"),  # a slash read as "1"
     ("date: 11/0112019", "date: 11/01/2019"), ("02101/201b", "02/01/2018"),
+    ("tarihi: 12:09.2024 istiklal", "tarihi: 12.09.2024 istiklal"),  # a dot read as ":"
+    ("datum: 3.11:2023", "datum: 3.11.2023"),
 ])
 def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> None:
     out = ocr_date_tokens(garbled)
@@ -35,6 +37,7 @@ def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> 
 @pytest.mark.parametrize("text", [
     "total 12.50 so 1/1", "jalan 9/6", "a 1l/1l/11 b", "02/62/2018", "ss21/1a, damansara",
     "ss21/39 jalan", "45103/2018", "10113/2018", "no. 12/0113", "id 123103/2018",
+    "at 12:30 on 1.2.2024", "time 12:09.2024x", "25:13.2024", "10:30:2024",
 ])
 def test_text_that_is_no_garbled_date_is_left_alone(text: str) -> None:
     assert ocr_date_tokens(text) == text

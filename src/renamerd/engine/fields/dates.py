@@ -145,6 +145,10 @@ _I_BESIDE_DIGIT = re.compile(r"[il](?:\d|(?<=\d[il]))")
 #: a slash read as "1" in a numeric date: "23103/2018", "11/0112019" (day, month, year)
 _SLASH_AS_ONE = re.compile(
     r"(?<![\w.,/-])(?:(\d{2})1(\d{2})/([0-9oilsbz]{4}|\d{2})|(\d{2})/(\d{2})1(\d{4}))(?![\w/])")
+#: a dot read as a colon in a dotted date: "12:09.2024", "12.09:2024" (never a time: a time
+#: is not followed by a dot and a year)
+_COLON_AS_DOT = re.compile(
+    r"(?<![\w.,:/-])(\d{1,2})(?::(\d{1,2})\.|\.(\d{1,2}):)((?:19|20)\d{2})(?![\w/:])")
 _OCR_DIGITS = str.maketrans("OoBbSsIl", "00885511")
 #: digits OCR confuses in a year's decade ("2078", "2048" for 2018)
 _DECADE_FIX = {"7": "1", "4": "1", "9": "0", "6": "0", "8": "0", "3": "2"}
@@ -183,9 +187,19 @@ def ocr_date_tokens(folded: str) -> str:
 
     if "/" in folded:
         folded = _SLASH_AS_ONE.sub(_slash_for_one, folded)
+    if ":" in folded:
+        folded = _COLON_AS_DOT.sub(_dot_for_colon, folded)
     if not _OCR_TOKEN_HINT.search(folded):
         return folded  # no two like separators around one or two characters: no token
     return _OCR_TOKEN.sub(fix, folded)
+
+
+def _dot_for_colon(m: re.Match[str]) -> str:
+    """"12:09.2024" -> "12.09.2024" when its parts are a day and a month."""
+    day, month = int(m.group(1)), int(m.group(2) or m.group(3))
+    if not (1 <= day <= 31 and 1 <= month <= 12):
+        return m.group(0)
+    return m.group(0).replace(":", ".")
 
 
 def _slash_for_one(m: re.Match[str]) -> str:

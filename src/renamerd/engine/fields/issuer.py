@@ -450,10 +450,19 @@ def _without_buyer(ctx: Page, segment: str) -> str:
 _TITLE_TAIL = re.compile(r"\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?\s*[\w/.-]*\d[\w/.-]*\s*")
 
 
+#: a word in capitals ending a text right after another word's small letter ("LdFATURA")
+_GLUED_CAPITALS = re.compile(r"(?<=[^\W\d_])[^\W\d_a-zß-ÿ]{5,}$")
+
+
 def _before_title(segment: str, language: str) -> str:
     """The name before a document's title and number sharing its line ("Epic Dental Lab
     INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise (also when the title
-    opens it: "Tax Invoice No 12" is all title)."""
+    opens it: "Tax Invoice No 12" is all title). A title in capitals OCR glued to the last
+    word of a name of several ("Unipessoal LdFATURA") is cut off too ("SmartINVOICE" stays)."""
+    glued = _GLUED_CAPITALS.search(segment)
+    if (glued and segment[glued.start() - 1].islower() and " " in segment[:glued.start()]
+            and type_pattern(language).fullmatch(fold(glued.group(0)))):
+        return segment[:glued.start()]
     if len(segment) > 80 or not any(ch.isdigit() for ch in segment):
         return segment
     folded = fold(segment)
