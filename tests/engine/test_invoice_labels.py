@@ -1279,3 +1279,26 @@ def test_gate_before_no_number_is_no_street() -> None:
 ])
 def test_a_title_ocr_glued_to_the_name_is_cut_off(text: str, issuer: str) -> None:
     assert values(text)["issuer"] == issuer
+
+
+@pytest.mark.parametrize("text, issuer", [
+    ("PT Cahaya Logistik Jl. Gatot Subroto No. 8 - Bandung 40262\nCV Mitra Sejahtera\n"
+     "Jl. Asia Afrika No. 3\nBandung 40111\nFAKTUR\nNomor Faktur: F2024-118\n"
+     "Tanggal: 05/03/2024\nTotal: Rp 1.250.000\nPT Cahaya Logistik : NPWP 012345678901000",
+     "PT Cahaya Logistik"),
+    ("Müller Druck GmbH Hauptstraße 5 - 80331 München\nSchmidt Bau GmbH\nLindenweg 3\n"
+     "10115 Berlin\nRechnung\nRechnungsnummer: 2024-17\nRechnungsdatum: 05.03.2024\n"
+     "Gesamtbetrag 120,00 €\nMüller Druck GmbH - USt-IdNr. DE123456789", "Müller Druck GmbH"),
+])
+def test_a_sender_line_whose_first_dot_ocr_lost_is_a_sender_line(text: str,
+                                                                  issuer: str) -> None:
+    # "Name · Street 8 · Town" read by OCR as "Name Street 8 - Town": the window's address
+    # under it is the customer's
+    assert values(text)["issuer"] == issuer
+
+
+def test_a_letterheads_own_street_and_town_is_no_sender_line() -> None:
+    text = ("Pension Zlatý Lev\nKarl Johans gate 9 - 0104 Oslo\nFAKTURA\n"
+            "Fakturanummer: F2023-1 Kunde:\nFakturadato: 01.06.2023 Larsen Transport ASA\n"
+            "Å betale: 6351,29 kr\nDrives av Olsen Transport ASA : Karl Johans gate 9")
+    assert values(text)["issuer"] == "Pension Zlatý Lev"

@@ -17,12 +17,14 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import find_label
 from renamerd.engine.fields.issuer_scores import Page, key
 from renamerd.engine.fields.names import legal_suffix
-from renamerd.engine.fields.places import POSTCODE
+from renamerd.engine.fields.places import POSTCODE, address
 from renamerd.engine.lexicon import alternation, common, fold, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: a town and its postcode after it ("Jakarta 10207", "Milano 20121")
+_TOWN_POSTCODE = re.compile(r"[^\W\d_][^\d]{1,30} \d{4,6}")
 #: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
 _CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
 #: where a line parts into segments: a blank, then a dot or bar and a blank, or two blanks
@@ -55,7 +57,7 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | Non
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
         if ((len(SEGMENT.findall(line.text)) >= 2 or _dashed_sender(line.text)
-             or _comma_sender(doc, line))
+             or _comma_sender(doc, line) or _blurred_sender(doc, line))
                 and POSTCODE.search(line.text) and len(line.text) < 130
                 and line.index not in skip):
             sender_line = line.index
@@ -115,14 +117,35 @@ def _dashed_sender(text: str) -> bool:
     return len(parts) >= 3 and _CITY_LINE.match(parts[-1]) is not None
 
 
+def _blurred_sender(doc: Doc, line: Line) -> bool:
+    """`line` is a sender line whose first mark OCR lost (a middle dot read as a blank): a
+    name and its street, a dash, the town ("CV Sumber Energi Jl. Sudirman No. 21 - Jakarta
+    10207"), above the address it was sent to (a name without digits, then a town's line
+    within the next four): not a letterhead's own street and town."""
+    parts = _DASHES.split(line.text)
+    if len(parts) != 2 or not (_CITY_LINE.match(parts[1])
+                               or _TOWN_POSTCODE.fullmatch(parts[1].strip())):
+        return False
+    words = parts[0].split()
+    if len(words) < 4 or not address(parts[0]) or address(" ".join(words[:2])):
+        return False
+    return _above_an_address(doc, line)
+
+
 def _comma_sender(doc: Doc, line: Line) -> bool:
     """`line` is a sender line written with commas, above the address it was sent to (a name
     without digits, then a line opening with a postcode and a town within the next four):
     not a customer's address written on one line."""
+    return _COMMA_SENDER.fullmatch(line.text) is not None and _above_an_address(doc, line)
+
+
+def _above_an_address(doc: Doc, line: Line) -> bool:
+    """The lines under `line` are an address: a name without digits, then a town's line
+    (a postcode and a town, or a town and its postcode) within the next four."""
     below = doc.lines[line.index + 1:line.index + 5]
-    return (_COMMA_SENDER.fullmatch(line.text) is not None and bool(below)
-            and not any(ch.isdigit() for ch in below[0].text)
-            and any(_CITY_LINE.match(b.text) for b in below[1:]))
+    return (bool(below) and not any(ch.isdigit() for ch in below[0].text)
+            and any(_CITY_LINE.match(b.text) or _TOWN_POSTCODE.fullmatch(b.text.strip())
+                    for b in below[1:]))
 
 
 def stacked_headers(ctx: Page, rec: re.Pattern[str], language: str) -> None:
