@@ -27,6 +27,8 @@ from renamerd.engine.types import EngineConfig
     ("date: 11/0112019", "date: 11/01/2019"), ("02101/201b", "02/01/2018"),
     ("tarihi: 12:09.2024 istiklal", "tarihi: 12.09.2024 istiklal"),  # a dot read as ":"
     ("datum: 3.11:2023", "datum: 3.11.2023"),
+    ("datum:.01.07.2023", "datum: 01.07.2023"),  # a speck read as a dot
+    ("data: 17 gennaio .2023", "data: 17 gennaio  2023"),
 ])
 def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> None:
     out = ocr_date_tokens(garbled)
@@ -38,6 +40,7 @@ def test_ocr_garbled_numeric_dates_are_repaired(garbled: str, repaired: str) -> 
     "total 12.50 so 1/1", "jalan 9/6", "a 1l/1l/11 b", "02/62/2018", "ss21/1a, damansara",
     "ss21/39 jalan", "45103/2018", "10113/2018", "no. 12/0113", "id 123103/2018",
     "at 12:30 on 1.2.2024", "time 12:09.2024x", "25:13.2024", "10:30:2024",
+    "total: .2023", "x 1.01.07.2023", "price .2023,50",
 ])
 def test_text_that_is_no_garbled_date_is_left_alone(text: str) -> None:
     assert ocr_date_tokens(text) == text

@@ -145,6 +145,10 @@ _I_BESIDE_DIGIT = re.compile(r"[il](?:\d|(?<=\d[il]))")
 #: a slash read as "1" in a numeric date: "23103/2018", "11/0112019" (day, month, year)
 _SLASH_AS_ONE = re.compile(
     r"(?<![\w.,/-])(?:(\d{2})1(\d{2})/([0-9oilsbz]{4}|\d{2})|(\d{2})/(\d{2})1(\d{4}))(?![\w/])")
+#: a speck read as a dot before a date, after its label's colon or a blank
+#: ("Datum:.01.07.2023"), or before the year after a month's name ("17 gennaio .2023")
+_SPECK = re.compile(r"(?:(?<=:)|(?<=: ))\.(?=\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?![\d.]))"
+                    r"|(?<=[^\W\d_] )\.(?=(?:19|20)\d{2}(?![\d.,]))")
 #: a dot read as a colon in a dotted date: "12:09.2024", "12.09:2024" (never a time: a time
 #: is not followed by a dot and a year)
 _COLON_AS_DOT = re.compile(
@@ -168,7 +172,8 @@ _O_BESIDE_DIGIT = re.compile(r"o(?:\d|(?<=\do))")  # (starts with "o": fast)
 def ocr_date_tokens(folded: str) -> str:
     """`folded` text with OCR-garbled numeric dates repaired, same length (offsets kept):
     letters that look like digits inside a date ("2l/o3/2018", "25/12/2ol8"), and a round
-    digit misread for the 0 in the tens of the month ("19/62/2018"). A token is only touched
+    digit misread for the 0 in the tens of the month ("19/62/2018"), a dot read for a colon
+    ("12:09.2024") or for a speck before a date ("Datum:.01.07.2023"). A token is only touched
     when it has at least five real digits and its repaired form is a valid date shape."""
     def fix(m: re.Match[str]) -> str:
         whole = m.group(0)
@@ -189,6 +194,8 @@ def ocr_date_tokens(folded: str) -> str:
         folded = _SLASH_AS_ONE.sub(_slash_for_one, folded)
     if ":" in folded:
         folded = _COLON_AS_DOT.sub(_dot_for_colon, folded)
+    if " ." in folded or ":." in folded:
+        folded = _SPECK.sub(" ", folded)
     if not _OCR_TOKEN_HINT.search(folded):
         return folded  # no two like separators around one or two characters: no token
     return _OCR_TOKEN.sub(fix, folded)
