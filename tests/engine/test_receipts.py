@@ -739,3 +739,34 @@ def test_ocrs_stutter_of_a_letter_is_no_name() -> None:
             "THU\n1/11/12\nLEESEEEEEEE IChk Copy 31 SRL\n3 OP MATH\n240.00\n10 ZOMBIE\n"
             "300.00\nTotal Due\n540.00\n")
     assert extract([bill]).values["issuer"] == "RAFFLES"
+
+
+@pytest.mark.parametrize("text, issuer", [
+    ("Kahvila Äimä\nMannerheimintie 17\n00100 Helsinki\nKUITTI\n24.10.2024 10:40\n"
+     "Kassa 1 Kuitti 8047\nMyyjä: Anna\nKorvapuusti 8,59\nYHTEENSÄ 14,35\nKäteinen 20,00\n"
+     "Takaisin 5,65\nKiitos käynnistä!", "Kahvila Äimä"),
+    ("Getränke Rößler\nHauptstraße 11\n80331 München\n14.04.2024 12:35\nVerkäufer: Tom\n"
+     "Apfelschorle 7,30\nSUMME EUR 7,30\nBar 10,00\nRückgeld 2,70", "Getränke Rößler"),
+])
+def test_a_first_name_after_a_seller_label_on_a_till_slip_served(text: str,
+                                                                  issuer: str) -> None:
+    assert extract([text]).values["issuer"] == issuer
+
+
+def test_a_one_word_seller_on_an_invoice_is_still_the_seller() -> None:
+    text = ("Order summary\nSold by: Zalando\nInvoice number: 2024-118\n"
+            "Invoice date: 14 March 2024\nBill to:\nJane Doe\n1 Main Street\nTotal: 59.90 EUR")
+    assert extract([text]).values["issuer"] == "Zalando"
+
+
+@pytest.mark.parametrize("line, name", [
+    ("avenida Cafés, Lda.", "avenida Cafés, Lda."),  # PP-OCR lost the name's capital
+    ("bei Müller Druck GmbH", "Müller Druck GmbH"),
+    ("operated by Kingsley Software Inc.", "Kingsley Software Inc."),
+])
+def test_a_single_long_small_letter_word_opening_a_name_is_the_names(line: str,
+                                                                      name: str) -> None:
+    from renamerd.engine.fields.issuer_extent import after_lower_case_words
+
+    end = len(line)
+    assert line[after_lower_case_words(line, 0, end):end] == name

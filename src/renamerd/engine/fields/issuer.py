@@ -16,7 +16,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from renamerd.engine.fields.doctype import type_compound, type_pattern
+from renamerd.engine.fields.doctype import till_cues, type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
@@ -528,6 +528,8 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
     if label.kind == "sender" and direct_debit_above(ctx.doc, line):
         return label.rest  # "Account name JANE SMITH" under "Direct Debit": the payer's
     marks = ctx.sold_by if label.kind == "sender" else ctx.operated_by
+    if label.kind == "sender" and _served_by(ctx, label.rest):
+        return ""  # "Myyjä: Anna" on a till slip: the one who served, no seller
     if label.rest and not label_only(label.rest):
         marks.add((line.index, seg_no))
         ctx.wanted.add(line.index)
@@ -545,6 +547,18 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
             ctx.wanted.add(below.index)
             break
     return ""
+
+
+#: point-of-sale cues that make a page a till slip for `_served_by`
+_TILL_SLIP_CUES = 2
+
+
+def _served_by(ctx: Page, rest: str) -> bool:
+    """What follows a seller's label is a first name alone on a till slip ("Myyjä: Anna",
+    "Verkäufer: Tom"): the one who served, as tills print it, not the shop."""
+    word = rest.strip(" .:")
+    return (word.isalpha() and word[:1].isupper() and " " not in word and len(word) <= 12
+            and len(till_cues(ctx.doc)) >= _TILL_SLIP_CUES)
 
 
 def issuer_confidence(cands: list[IssuerCandidate]) -> float:

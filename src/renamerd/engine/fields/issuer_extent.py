@@ -170,6 +170,21 @@ def after_long_number(text: str, start: int, end: int) -> int:
     return found[-1].end()
 
 
+def _capital_lost(before: str) -> bool:
+    """`before`, the small-letter words cut from a name's start, is one long word of no
+    sentence: the name's first word, its capital lost to OCR ("avenida Cafés, Lda.", as
+    PP-OCR read "Avenida"); "by", "door", "bei" and two words or more are a sentence's."""
+    words = before.split()
+    return (len(words) == 1 and len(words[0]) >= 5 and words[0].isalpha()
+            and words[0] not in _common_words())
+
+
+@functools.cache
+def _common_words() -> frozenset[str]:
+    """The common words of every lexicon language."""
+    return frozenset(w for lang in LANGUAGES for w in load(lang).get("common", ()))
+
+
 def after_lower_case_words(text: str, start: int, end: int) -> int:
     """Where the name before a legal form (at `end`) starts, from `start`: after the last
     lower-case word that is no name particle ("Operated by Kingsley Software Inc.",
@@ -193,6 +208,8 @@ def after_lower_case_words(text: str, start: int, end: int) -> int:
         capital = bare[:1].isupper() and not word.endswith(".") and offset > position
     while position < end and text[position] == " ":
         position += 1
+    if _capital_lost(text[start:position]):
+        return start
     # (a joining word never opens a name: "the property of Natures Aid Ltd")
     first = text[position:end].split(" ", 1)[0]
     if position > start and first in _JOINING_ONLY:
