@@ -770,3 +770,9 @@ def test_a_single_long_small_letter_word_opening_a_name_is_the_names(line: str,
 
     end = len(line)
     assert line[after_lower_case_words(line, 0, end):end] == name
+
+
+def test_a_shop_in_capitals_after_a_merchant_label_on_a_card_slip_is_the_shop() -> None:
+    text = ("CARD RECEIPT\nMERCHANT: WALMART\n04/14/2024 12:35\nCASHIER 12\nTOTAL 7.30\n"
+            "CASH 10.00\nCHANGE 2.70")
+    assert extract([text]).values["issuer"] == "WALMART"

@@ -555,9 +555,10 @@ _TILL_SLIP_CUES = 2
 
 def _served_by(ctx: Page, rest: str) -> bool:
     """What follows a seller's label is a first name alone on a till slip ("Myyjä: Anna",
-    "Verkäufer: Tom"): the one who served, as tills print it, not the shop."""
+    "Verkäufer: Tom"): the one who served, as tills print it, not the shop ("MERCHANT:
+    WALMART", in capitals, stays the shop)."""
     word = rest.strip(" .:")
-    return (word.isalpha() and word[:1].isupper() and " " not in word and len(word) <= 12
+    return (word.isalpha() and word[:1].isupper() and word[1:].islower() and len(word) <= 12
             and len(till_cues(ctx.doc)) >= _TILL_SLIP_CUES)
 
 
