@@ -241,3 +241,23 @@ def test_a_row_of_labels_ending_in_colons_pairs_with_its_values_known_or_not() -
 ])
 def test_rows_that_are_no_colon_labels_over_values_stay(heads: str, cells: str) -> None:
     assert pair_header_rows([heads, cells]) == [heads, cells]
+
+
+def test_labels_with_colons_whose_values_follow_past_another_column() -> None:
+    # a cloud provider's invoice: its labels, another column's "Team ID" and value, then the
+    # values of the labels in their order
+    lines = ["Summary", "Invoice number:", "Date of issue:", "Payment due on:", "Team ID",
+             "do:team:a9d0abb1-1ba5-4b88-af01-0f938050a157", "509772997", "April 1, 2025",
+             "April 15, 2025", "Subtotal"]
+    assert pair_label_columns(lines) == [
+        "Summary", "Invoice number: 509772997", "Date of issue: April 1, 2025",
+        "Payment due on: April 15, 2025", "Team ID",
+        "do:team:a9d0abb1-1ba5-4b88-af01-0f938050a157", "Subtotal"]
+    text = "DigitalOcean LLC\nFinal invoice\n" + "\n".join(lines) + "\nTotal due $12.00"
+    assert extract([text]).values["invoice_number"] == "509772997"
+
+
+def test_labels_with_colons_and_no_values_near_are_left_alone() -> None:
+    lines = ["Invoice number:", "Date of issue:", "Payment due on:", "Team ID", "Notes",
+             "Thank you", "Summary", "509772997", "April 1, 2025", "April 15, 2025"]
+    assert pair_label_columns(lines) == lines

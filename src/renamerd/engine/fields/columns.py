@@ -3,7 +3,8 @@ then the block of their values ("Numero de Orden / Fecha de Compra / Factura", t
 "ES9812110233 / 21.03.24 / 1 24 0005 0001201345") is read back as one "label: value" line
 per pair, as the page shows them side by side; and so is a row of labels over a row of values
 ("INVOICE # | DATE | DUE DATE" over "1087 | 05/14/2024 | 06/13/2024", as OCR joins a table's
-cells across wide gaps)."""
+cells across wide gaps); and a column of labels with colons whose values follow a few
+lines on, past another column's label and value."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ def pair_label_columns(lines: list[str]) -> list[str]:
                        for k in range(pairs))
             i += labels + pairs
             continue
+        apart = _values_apart(lines, i, labels, value_run, known) if values == 0 else None
+        if apart is not None:
+            count, at = apart
+            out.extend(f"{lines[i + k].rstrip(' :')}: {lines[at + k]}" for k in range(count))
+            out.extend(lines[i + count:at])
+            i = at + count
+            continue
         if labels == 2 and _two_with_colons(lines, i, value_run, known):
             out.extend(f"{lines[i + k].rstrip(' :')}: {lines[i + 2 + k]}" for k in range(2))
             i += 4
@@ -60,6 +68,29 @@ def pair_label_columns(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+#: lines that may stand between a column of labels and its values (another column's label
+#: and value: "Team ID" / "do:team:a9d0...")
+_MAX_BETWEEN = 3
+
+
+def _values_apart(lines: list[str], i: int, labels: int, value_run: list[int],
+                  known: list[int]) -> tuple[int, int] | None:
+    """MIN_PAIRS or more labels written with their colons opening the run of labels at `i`,
+    two of them a date or number label, whose values follow as many lines on, after at most
+    _MAX_BETWEEN other lines ("Invoice number:" / "Date of issue:" / "Payment due on:" /
+    "Team ID" / "do:team:..." / "509772997" / "April 1, 2025" / "April 1, 2025"): (how many
+    labels, the index of their first value), or None."""
+    count = 0
+    while count < labels and lines[i + count].endswith(":"):
+        count += 1
+    if count < MIN_PAIRS or known[i + count] - known[i] < 2:
+        return None
+    for at in range(i + count + 1, min(i + count + 1 + _MAX_BETWEEN, len(lines))):
+        if value_run[at] >= count:
+            return count, at
+    return None
 
 
 def _two_with_colons(lines: list[str], i: int, value_run: list[int], known: list[int]) -> bool:
