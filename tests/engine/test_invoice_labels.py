@@ -1302,3 +1302,16 @@ def test_a_letterheads_own_street_and_town_is_no_sender_line() -> None:
             "Fakturanummer: F2023-1 Kunde:\nFakturadato: 01.06.2023 Larsen Transport ASA\n"
             "Å betale: 6351,29 kr\nDrives av Olsen Transport ASA : Karl Johans gate 9")
     assert values(text)["issuer"] == "Pension Zlatý Lev"
+
+
+@pytest.mark.parametrize("number_line", ["Customer ID: 159315", "Kunden-Nr.: 159315",
+                                         "Číslo zákazníka: 159315", "N° client : 159315"])
+def test_a_customer_block_over_its_customer_number_is_not_the_seller(number_line: str) -> None:
+    # the customer's name and address open the page, its number under them; the seller is
+    # named lower down, where its e-mail address spells it
+    text = ("Northgate Analytics AG\nAndré Keller\nTechnoparkstrasse 1\nCH-8005 Zürich\n"
+            f"Invoice Number: 2025-03-181757\n{number_line}\nDate of Invoice 21.03.2025\n"
+            "Product Quantity\nLeave Management 3\nTotal Amount Due\nrosterly GmbH\n"
+            "Landshuter Allee 49\n80637 München\nEmail: invoicing@rosterly.io\nEUR 12.00\n"
+            "Best regards,\nYour rosterly team")
+    assert str(values(text)["issuer"]).startswith("rosterly")
