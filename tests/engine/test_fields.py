@@ -231,3 +231,10 @@ def test_every_kind_of_date_label_has_a_weight() -> None:
     from renamerd.engine.fields import date_labels, dates
 
     assert tuple(dates.LABEL_WEIGHTS) == date_labels.KINDS
+
+
+def test_an_invoice_number_ocr_read_with_an_o_is_taken_as_printed_elsewhere() -> None:
+    text = ("Lucid Software Inc.\nInvoice\nInvoice number O5EA1062-0039\nDate of issue "
+            "March 30, 2025\nTotal $29.97\n05EA1062-0039 - $29.97 USD due March 30, 2025")
+    assert values(text)["invoice_number"] == "05EA1062-0039"
+    assert values(text.replace("05EA1062-0039 -", "Paid -"))["invoice_number"] == "O5EA1062-0039"

@@ -222,6 +222,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 continue  # "TOTAL IMPORTE FACTURA 112,30 €": an amount, not a number
             if len(value) < 3 and not value.isdigit():
                 continue
+            value = _as_printed_elsewhere(value, doc)
             score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
             if label in titles:
                 score = min(score, TITLE_SCORE)
@@ -238,6 +239,15 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     out = [replace(c, score=c.score + REPEATED) if counts[c.value] > 1 else c for c in out]
     out.sort(key=lambda c: (-c.score, c.line.index))
     return out
+
+
+def _as_printed_elsewhere(value: str, doc: Doc) -> str:
+    """`value` with its letter O read as 0 where the page prints it so elsewhere (OCR's
+    "O5EA1062-0039" under its label, "05EA1062-0039 - $29.97 due" in the footer)."""
+    if "O" not in value:
+        return value
+    zeros = value.replace("O", "0")
+    return zeros if zeros in doc.text else value
 
 
 #: a line that is a number sign and one code holding a digit ("# AETI2324/0119", as Zoho
