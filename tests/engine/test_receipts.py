@@ -776,3 +776,15 @@ def test_a_shop_in_capitals_after_a_merchant_label_on_a_card_slip_is_the_shop() 
     text = ("CARD RECEIPT\nMERCHANT: WALMART\n04/14/2024 12:35\nCASHIER 12\nTOTAL 7.30\n"
             "CASH 10.00\nCHANGE 2.70")
     assert extract([text]).values["issuer"] == "WALMART"
+
+
+@pytest.mark.parametrize("address", ["Edmonton. AB", "10768 - 99 Street, Edmonton AB T5H 1N7",
+                                     "Calgary, AB"])
+def test_albertas_code_in_an_address_is_no_swedish_company_form(address: str) -> None:
+    from renamerd.engine.fields.names import legal_suffix
+
+    assert legal_suffix(address) is None
+    assert legal_suffix("Ängsgårdens Bröd AB") is not None
+    text = (f"COSTCO WHOLESALE\n{address}\nMember 111822301\n05/14/2024 14:32\n"
+            "KIRKLAND WATER 4.99\nSUBTOTAL 4.99\nTOTAL 5.24\nCASH 10.00\nCHANGE 4.76")
+    assert extract([text]).values["issuer"] == "COSTCO WHOLESALE"

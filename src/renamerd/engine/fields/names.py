@@ -40,8 +40,20 @@ def legal_suffixes(text: str) -> list[re.Match[str]]:
     """Every legal-form suffix in `text`, in order (the longer first where two start
     together)."""
     strict, loose = suffix_patterns()
-    return sorted((m for p in (strict, loose) for m in p.finditer(text)),
+    return sorted((m for p in (strict, loose) for m in p.finditer(text)
+                   if not _province(text, m)),
                   key=lambda m: (m.start(), -m.end()))
+
+
+#: a Canadian postcode ("T5H 1N7") after a province's code
+_CA_POSTCODE = re.compile(r"\s+[A-Z]\d[A-Z] ?\d[A-Z]\d(?!\w)")
+
+
+def _province(text: str, m: re.Match[str]) -> bool:
+    """Sweden's "AB" is Alberta's code in a Canadian address: after a town and a comma or a
+    dot ("Edmonton, AB", "Edmonton. AB") or before a postcode ("Edmonton AB T5H 1N7")."""
+    return m.group(0) == "AB" and (text[max(0, m.start() - 2):m.start()] in (", ", ". ")
+                                   or _CA_POSTCODE.match(text, m.end()) is not None)
 
 
 @functools.lru_cache(maxsize=4096)
