@@ -7,7 +7,7 @@ import re
 import pytest
 
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.dates import ocr_date_tokens
+from renamerd.engine.fields.date_repair import ocr_date_tokens
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.names import any_ocr_fix as _any_ocr_fix
 from renamerd.engine.fields.names import ocr_fixes as _ocr_fixes

@@ -9,7 +9,8 @@ from PIL import Image, ImageDraw
 
 from engine import docmaker as dm
 from renamerd.engine.fields import extract
-from renamerd.engine.fields.dates import date_lines, ocr_date_tokens
+from renamerd.engine.fields.date_repair import ocr_date_tokens
+from renamerd.engine.fields.dates import date_lines
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates
 from renamerd.engine.fields.names import fix_ocr_suffixes, mend_digits
