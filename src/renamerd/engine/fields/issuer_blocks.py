@@ -246,13 +246,12 @@ def customer_under_letterhead(ctx: Page, language: str) -> None:
         return
 
 
-#: a label of the reader's own number opening a line ("Ihre Kunden-Nr.:", "Customer ID", "Your customer
-#: no.", "Votre n° client", "Uw klantnummer", "Ihre USt-IdNr."): folded
+#: a label of the reader's own number opening a line, folded: "Ihre Kunden-Nr.:", "Your
+#: customer no.", "Votre n° client", "Uw klantnummer", "Ihre USt-IdNr."; or the customer's
+#: number under its own label: "Customer ID", "Kunden-Nr.", "N° client", "Klantnummer",
+#: "Číslo zákazníka" ("cislo zakaznika"), "Número de cliente"
 _YOUR_NUMBER = re.compile(r"(?:your|ihre?|votre|vos|uw|su|vostro|vostra|seu|sua|din|ditt)\s"
                           r"[^:\d]{0,30}?(?:n[ro°º]\b|no\b|number|nummer|numero|id\b|idnr|ust)"
-                          # (or the customer's number under its own label: "Customer ID",
-                          # "Kunden-Nr.", "N° client", "Klantnummer", "Číslo zákazníka")
-                          # (folded: "cislo zakaznika", "numero de cliente")
                           r"|(?:customer|client|kunden?|klant|cliente|kund|asiakas|zakaznik)"
                           r"[ -]?(?:id\b|n[ro°º]\b|no\b|number|nummer|numero|nr\.?)"
                           r"|(?:n[°º]|numero|numer|cislo)\s?(?:de\s)?"
