@@ -174,7 +174,7 @@ def _row(left: str, right: str) -> str:
     return left + " " * max(1, WIDTH_CHARS - len(left) - len(right)) + right
 
 
-def _receipt(idx: int, code: str, rnd: random.Random) -> Receipt:
+def _receipt(name: str, idx: int, code: str, rnd: random.Random) -> Receipt:
     t = T[code]
     brand, company = t["shops"][idx % len(t["shops"])]
     n = rnd.randrange(1, 9)
@@ -209,7 +209,7 @@ def _receipt(idx: int, code: str, rnd: random.Random) -> Receipt:
                              "document_type": "receipt", "language": code}
     if company:
         truth["issuer_alternatives"] = [company]
-    return Receipt(f"{code}_receipt.jpg", lines, truth)
+    return Receipt(name, lines, truth)
 
 
 def receipts(per_language: int = 3, seed: int = 20261129,
@@ -219,9 +219,7 @@ def receipts(per_language: int = 3, seed: int = 20261129,
     out: list[Receipt] = []
     for code in languages:
         for i in range(per_language):
-            receipt = _receipt(i, code, rnd)
-            receipt.name = f"{len(out):04d}_{code}_receipt.jpg"
-            out.append(receipt)
+            out.append(_receipt(f"{len(out):04d}_{code}_receipt.jpg", i, code, rnd))
     return out
 
 
