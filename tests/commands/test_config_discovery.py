@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import renamerd.config as config_module
+import renamerd.config.loading as config_loading
 from clirun import run_cli
 from renamerd.config import find_config_file, load_settings
 
@@ -19,7 +19,7 @@ def test_lookup_order_ends_with_the_system_config(tmp_path: Path, monkeypatch) -
     system = tmp_path / "etc" / "config.toml"
     system.parent.mkdir()
     system.write_text("[server]\nport = 9201\n")
-    monkeypatch.setattr(config_module, "SYSTEM_CONFIG", system)
+    monkeypatch.setattr(config_loading, "SYSTEM_CONFIG", system)
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
@@ -62,7 +62,7 @@ def test_relative_paths_in_a_file_are_relative_to_its_folder(tmp_path: Path, mon
     monkeypatch.setenv("RENAMERD_DAEMON__STATE_DIR", "./here")
     assert load_settings(cfg).daemon.state_dir == "./here"
     monkeypatch.delenv("RENAMERD_DAEMON__STATE_DIR")
-    defaults = config_module.Settings()
+    defaults = config_loading.Settings()
     assert defaults.database.url == "sqlite:///./var/renamerd.db"
     for url in ("sqlite://", "sqlite:///:memory:", "postgresql+psycopg://u:p@h/db"):
         cfg.write_text(f'[database]\nurl = "{url}"\n')
