@@ -26,6 +26,7 @@ from pypdf.generic import DictionaryObject, StreamObject
 from renamerd.engine.readers.einvoice import KNOWN_NAMES, MAX_XML_BYTES
 from renamerd.engine.readers.images import check_pixels
 from renamerd.engine.readers.pdf_cost import OverLimit, PageCost, page_cost
+from renamerd.engine.readers.pdf_spacing import joined_words
 from renamerd.engine.types import (
     DocumentTooLarge,
     EngineConfig,
@@ -176,12 +177,13 @@ class PdfPages:
                 f"the PDF has {declared} pages; the limit is {self.config.max_pages}")
 
     def text(self, index: int) -> str:
-        """Text layer of page `index` ("" if none).
+        """Text layer of page `index` ("" if none), letter-spaced and small-capital words
+        written whole (pdf_spacing.py).
 
         Raises IndexError; DocumentTooLarge when extracting it would parse more than
         `config.max_page_content_bytes` (see `content_cost`); UnreadableDocument.
         """
-        return self._extract(index)
+        return joined_words(self._extract(index))
 
     def invoice_xmls(self) -> Iterator[bytes]:
         """The attached XML files that may be the PDF's e-invoice (ZUGFeRD, Factur-X,
