@@ -1282,6 +1282,25 @@ def test_a_title_ocr_glued_to_the_name_is_cut_off(text: str, issuer: str) -> Non
 
 
 @pytest.mark.parametrize("text, issuer", [
+    # a logo and the page's heading side by side in a browser's flex row come out as one line
+    ("ÅNGSTRÖM MÅLERI Faktura\nFakturadatum 2025-02-28\nFakturanr 10457\n"
+     "Bostadsrättsföreningen Sjöutsikten\nStrandvägen 19\n114 56 Stockholm\n"
+     "Att betala 29 275,00 kr\nÅngström Måleri AB\nOrg.nr 556677-8899", "ÅNGSTRÖM MÅLERI"),
+    ("Epic Dental Lab INVOICE\n12 Main Street, Springfield\nInvoice date: 14 March 2024\n"
+     "Bill to:\nSmile Clinic\nTotal: $120.00", "Epic Dental Lab"),
+])
+def test_a_title_beside_the_name_in_other_letters_is_cut_off(text: str, issuer: str) -> None:
+    assert values(text)["issuer"] == issuer
+
+
+@pytest.mark.parametrize("name", ["Quick Invoice", "SIMPLE INVOICE", "Invoice"])
+def test_a_title_in_the_names_own_letters_stays(name: str) -> None:
+    from renamerd.engine.fields.issuer import _before_title
+
+    assert _before_title(name, "en") == name
+
+
+@pytest.mark.parametrize("text, issuer", [
     ("PT Cahaya Logistik Jl. Gatot Subroto No. 8 - Bandung 40262\nCV Mitra Sejahtera\n"
      "Jl. Asia Afrika No. 3\nBandung 40111\nFAKTUR\nNomor Faktur: F2024-118\n"
      "Tanggal: 05/03/2024\nTotal: Rp 1.250.000\nPT Cahaya Logistik : NPWP 012345678901000",

@@ -458,11 +458,18 @@ def _before_title(segment: str, language: str) -> str:
     """The name before a document's title and number sharing its line ("Epic Dental Lab
     INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise (also when the title
     opens it: "Tax Invoice No 12" is all title). A title in capitals OCR glued to the last
-    word of a name of several ("Unipessoal LdFATURA") is cut off too ("SmartINVOICE" stays)."""
+    word of a name of several ("Unipessoal LdFATURA") is cut off too ("SmartINVOICE" stays),
+    and so is a title ending the line in other letters than the name's, as a logo and a heading
+    side by side are read ("ÅNGSTRÖM MÅLERI Faktura", "Epic Dental Lab INVOICE")."""
     glued = _GLUED_CAPITALS.search(segment)
     if (glued and segment[glued.start() - 1].islower() and " " in segment[:glued.start()]
             and type_pattern(language).fullmatch(fold(glued.group(0)))):
         return segment[:glued.start()]
+    name, _, last = segment.rpartition(" ")
+    if (len(last) >= 5 and sum(ch.isalpha() for ch in name) >= 3 and last.isalpha()
+            and name.isupper() != last.isupper() and any(ch.islower() for ch in name + last)
+            and type_pattern(language).fullmatch(fold(last))):
+        return name.rstrip(" -–|:")
     if len(segment) > 80 or not any(ch.isdigit() for ch in segment):
         return segment
     folded = fold(segment)
