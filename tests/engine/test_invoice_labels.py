@@ -46,7 +46,28 @@ def test_a_date_after_a_connector_word_takes_the_label_before_it(text: str,
     assert str(values(text)["date"]) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Tax Invoice\nInvoice # KIT-5521\nIssued 2025-01-31\nDue 2025-02-14\nTotal $1,856.36\n"
+     "Due Date: 14 Feb 2025. BSB 062-000", "2025-01-31"),
+    ("Factura F-2025-118\nPedido 20/01/2025\nEmitida: 31/01/2025\nVencimiento: 14/02/2025\n"
+     "Total 120,00 €", "2025-01-31"),
+])
+def test_issued_alone_labels_the_issue_date(text: str, expected: str) -> None:
+    assert str(values(text)["date"]) == expected
+
+
 # --- issuer -----------------------------------------------------------------------------------
+
+def test_a_recipient_block_ends_before_a_seller_label() -> None:
+    # the customer first, address and all on its label's line, then "From:" and the seller
+    text = ("Tax Invoice\nInvoice # KIT-5521\nIssued 2025-01-31\n"
+            "Invoice to: Brightwater Dental Pty Ltd, Level 2, 80 George Street, Parramatta NSW "
+            "2150 ·\nABN 55 123 456 789\nFrom: Kestrel IT Services Pty Ltd, 17 Hunter Street, "
+            "Newcastle NSW 2300 · ABN 22 987 654\n321 · accounts@kestrelit.com.au\n"
+            "Item Qty Price GST Amount AUD\nManaged IT support – January 2025 1 1,450.00\n"
+            "Amount Due AUD 1,856.36")
+    assert values(text)["issuer"] == "Kestrel IT Services Pty Ltd"
+
 
 def test_a_name_after_a_seller_label_on_the_line_below_is_the_issuer() -> None:
     text = ("Bill to Address:\nATTN: Lantern Labs Limited\n93B Harbour Road\nHong Kong\n"

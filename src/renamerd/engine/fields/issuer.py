@@ -45,6 +45,7 @@ from renamerd.engine.fields.issuer_labels import (
     label_only,
     legal_named,
     mail_header,
+    seller_labels,
     side_by_side,
     signed_off,
     thanks_goes_on,
@@ -321,7 +322,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
     if not doc.lines:
         return []
     rec, vocab, registration = _vocab(language)
-    skip, sender_line = recipient_lines(doc, rec)
+    skip, sender_line = recipient_lines(doc, rec, seller_labels(language))
     domains = _domains(doc)
     n = len(doc.lines)
     # (one pass over the text: a label never spans lines)

@@ -33,17 +33,21 @@ _CITY_LINE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4,5} [^\W\d_]")
 SEGMENT = re.compile(r"\s(?:[·|•]\s|\s{2,}|(?<=\t))")
 
 
-def recipient_lines(doc: Doc, rec: re.Pattern[str]) -> tuple[set[int], int | None]:
+def recipient_lines(doc: Doc, rec: re.Pattern[str],
+                    seller: re.Pattern[str]) -> tuple[set[int], int | None]:
     """Indexes of lines in recipient blocks, and the index of a DIN sender line if found.
 
     A block starts at a recipient label and ends with the first line holding a postcode
-    (the city line), at most five lines on.
+    (the city line), at most five lines on, or before a line opening with a `seller` label
+    ("Invoice to: <name, address>" / "From: <the seller>").
     """
     skip: set[int] = set()
     sender_line: int | None = None
 
     def block_from(first: int) -> None:
         for j in range(first, min(first + 5, len(doc.lines))):
+            if j > first and seller.match(doc.lines[j].folded):
+                break
             skip.add(j)
             if POSTCODE.search(doc.lines[j].text) and j > first:
                 break
