@@ -161,10 +161,17 @@ def test_an_indian_e_invoice_is_read_from_its_header_columns() -> None:
 @pytest.mark.parametrize(("value", "is_date"), [
     ("19-DEC-2025", True), ("12/12/2022", True), ("2024-03-05", True), ("2-Oct-26", True),
     ("222/26-27", False), ("26-27/1979", False), ("4700367116", False),
+    ("2025-04-0077", False),  # a year, a month and a running number: no day has four digits
 ])
 def test_a_date_cell_is_told_from_an_invoice_number_with_its_financial_year(
         value: str, is_date: bool) -> None:
     assert date_cell(value) is is_date
+
+
+def test_a_number_opening_with_a_year_and_a_month_is_read_under_its_label() -> None:
+    text = ("Rechnungsbetrag 7.389,90 €\nRechnungs-Nr.: 2025-04-0077\nRechnungsdatum: 01.04.2025\n"
+            "Müller Haustechnik GmbH\nIndustriestraße 4\n70565 Stuttgart")
+    assert extract([text]).values["invoice_number"] == "2025-04-0077"
 
 
 def test_an_invoice_number_with_its_financial_year_is_read_under_its_label() -> None:

@@ -292,9 +292,12 @@ _DATE_CELL = re.compile(r"(\d{1,2}|\d{4})[./-](\d{1,2}|[^\W\d_]{3,4})[./-]\d{2,4
 
 def date_cell(value: str) -> bool:
     """`value` is a date as a table's cell prints it: a day and a month in either order, or a
-    year first ("26-27/1979" is a number: no month is 26 or 27)."""
+    year first ("26-27/1979" is a number: no month is 26 or 27; so is "2025-04-0077": a day
+    has two digits at most)."""
     m = _DATE_CELL.fullmatch(value)
     if m is None:
+        return False
+    if m.group(1) and len(m.group(1)) == 4 and len(value) - m.end(2) - 1 > 2:
         return False
     first, second = m.groups()[:2] if m.group(1) else m.groups()[2:]
     if m.group(1) is None and fold(second) not in month_table():
