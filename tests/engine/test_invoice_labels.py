@@ -1355,3 +1355,15 @@ def test_a_customer_block_over_its_customer_number_is_not_the_seller(number_line
             "Landshuter Allee 49\n80637 München\nEmail: invoicing@rosterly.io\nEUR 12.00\n"
             "Best regards,\nYour rosterly team")
     assert str(values(text)["issuer"]).startswith("rosterly")
+
+
+@pytest.mark.parametrize("text, number", [
+    ("Kvitto\nVasa Café & Bageri AB\nKvittonr: 20250314-0087\nDatum 2025-03-14\n"
+     "Summa 245,00 kr\nVarav moms 12% 26,25", "20250314-0087"),
+    ("Quittung\nBäckerei Huber GmbH\nQuittungsnr.: Q-2025-17\nDatum: 14.03.2025\n"
+     "Summe 12,40 €", "Q-2025-17"),
+    ("Kassabon\nBakkerij de Vries B.V.\nBonnr: 2025-118\nDatum: 14-03-2025\nTotaal € 12,40",
+     "2025-118"),
+])
+def test_a_nummer_label_shortened_to_nr_labels_the_number(text: str, number: str) -> None:
+    assert values(text)["invoice_number"] == number

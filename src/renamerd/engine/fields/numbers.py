@@ -68,6 +68,14 @@ class NumberCandidate:
     order: bool = False
 
 
+def _abbreviated(phrases: list[str]) -> list[str]:
+    """`phrases` and each "...nummer" label as Germanic and Nordic pages shorten it
+    ("Kvittonummer": "Kvittonr", "Kvitto-nr", "Kvittonr.")."""
+    short = [f"{p[:-6]}{end}" for p in phrases if p.endswith("nummer") and len(p) >= 9
+             for end in ("nr", "-nr", "nr.")]
+    return list(dict.fromkeys([*phrases, *short]))
+
+
 @functools.cache
 def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], set[str]]:
     """(every number label as one pattern, the specific invoice-number labels, the weak ones
@@ -80,7 +88,7 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], 
     for lang in dict.fromkeys((language, "en", *kin(language))):
         labels = load(lang)["labels"]
         titles = {fold(p.lstrip("^*")) for ps in load(lang)["types"].values() for p in ps}
-        for p in labels["invoice_number"]:
+        for p in _abbreviated(labels["invoice_number"]):
             if lang == language or lang == "en" or len(p) > 6:
                 # Chinese, Japanese and Korean labels are short in characters, not in meaning;
                 # a type's word and a number's is specific however short ("Fiş No")
