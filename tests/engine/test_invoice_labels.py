@@ -1367,3 +1367,17 @@ def test_a_customer_block_over_its_customer_number_is_not_the_seller(number_line
 ])
 def test_a_nummer_label_shortened_to_nr_labels_the_number(text: str, number: str) -> None:
     assert values(text)["invoice_number"] == number
+
+
+BELGIAN = ("Client / Klant :\nBrasserie Les Trois Mousquetaires SRL\nGrand-Place 14\n1000 Bruxelles\n"
+           "TVA BE 0456.789.123\nVandenbroucke & Dewaele\nBV\nBrugsesteenweg 201\n8500 Kortrijk\n"
+           "BTW BE 0812.345.678\nFACTURE / FACTUUR\nN° / Nr : VD-2025-00311\n"
+           "Date / Datum : 27/02/2025\nÉchéance / Vervaldag : 29/03/2025\n"
+           "Total TVAC / incl. BTW € 1.076,90")
+
+
+def test_labels_glossed_in_a_second_language_after_a_slash() -> None:
+    # a Belgian bill in French and Dutch: the customer's label and the number's, each glossed
+    found = values(BELGIAN)
+    assert found["issuer"] == "Vandenbroucke & Dewaele BV"
+    assert found["invoice_number"] == "VD-2025-00311"

@@ -147,7 +147,9 @@ def _vocab(language: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[
     # (a heading of two words or more, "Customer Name & Address", "Bill to", may have a
     # second column's label and value beside it: "... Order Contact: Junus Pan")
     labels, headings = _recipient_labels(language)
-    rec = re.compile(rf"^[|*•·\s]*(?:(?:{labels})\s*(?::|[|\s]*$|\((?:{labels})\))"
+    # (and so is a label glossed in a second language after a slash: "Client / Klant :")
+    rec = re.compile(rf"^[|*•·\s]*(?:(?:{labels})\s*(?:/\s*[^\W\d][^/:\d]{{1,24}}?\s*)?"
+                     rf"(?::|[|\s]*$|\((?:{labels})\))"
                      rf"|(?:{headings})(?=\s+[^\W\d][^:\d]{{0,30}}:))")
     return rec, re.compile(alternation(words)), re.compile(alternation(registration))
 
