@@ -357,6 +357,18 @@ def test_a_bill_number_and_an_energy_bill() -> None:
     assert found["invoice_number"] == "800123456789" and found["document_type"] == "invoice"
 
 
+def test_a_bills_title_alone_on_its_line_under_the_address_window() -> None:
+    # the customer's address and the account's lines come first; the title under them
+    text = ("northbrook energy\nMr T. Ashworth\n14 Mill Lane\nHebden Bridge\nHX7 8AB\n"
+            "Account number 8800 4123 7781\nBill number 00471299\nBill date 2 April 2025\n"
+            "Billing period 1 Mar 2025 – 31 Mar 2025\nYour electricity bill\nAmount to pay\n"
+            "£84.12\nElectricity used (312 kWh @ 24.50p) £76.44\nVAT at 5% £4.65\nTotal £84.12")
+    assert values(text)["document_type"] == "invoice"
+    # a heading's phrase inside a sentence further down is no title
+    text = text.replace("Your electricity bill", "Read more about your electricity bill")
+    assert values(text)["document_type"] != "invoice"
+
+
 @pytest.mark.parametrize("address", ["Alamat: Jl. Sudirman No. 1, Jakarta",
                                      "NO. 12, JALAN BESAR, 50000 KUALA LUMPUR",
                                      "İstiklal Caddesi No: 21"])

@@ -223,7 +223,10 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
     first = None
     for m in pattern.finditer(text):
         kind, heading_only = kinds[_RX0.sub(" ", m.group(0))]
-        if heading_only and not heading:
+        # (a title alone on its line under an address window counts: "Your electricity bill")
+        if heading_only and not heading and not (
+                line.page == 1 and line.index < 2 * HEADING_LINES and m.start() == 0
+                and m.end() == len(text.rstrip(" :"))):
             continue
         if m.group(0) == "receipt" and _ARRIVAL.search(text, max(0, m.start() - 8), m.start()):
             continue
