@@ -1393,3 +1393,14 @@ def test_labels_glossed_in_a_second_language_after_a_slash() -> None:
     found = values(BELGIAN)
     assert found["issuer"] == "Vandenbroucke & Dewaele BV"
     assert found["invoice_number"] == "VD-2025-00311"
+
+
+@pytest.mark.parametrize("text, issuer", [
+    ("PT. TELKOM INDONESIA (PERSERO) Tbk\nJL JAPATI NO 1 BANDUNG\nFaktur Pajak\n"
+     "Tanggal 01/08/2021\nTotal Rp 1.250.000", "PT. TELKOM INDONESIA (PERSERO) Tbk"),
+    ("PT Sinar Jaya Tbk\nJl. Sudirman No. 1, Jakarta\nFaktur\nTanggal 01/08/2021\n"
+     "Total Rp 1.250.000", "PT Sinar Jaya Tbk"),
+])
+def test_a_form_written_before_the_name_with_another_after_is_one_name(text: str,
+                                                                     issuer: str) -> None:
+    assert values(text)["issuer"] == issuer

@@ -13,6 +13,7 @@ import re
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page
 from renamerd.engine.fields.names import (
+    PREFIX_FORMS,
     address_words,
     business_words,
     legal_suffix,
@@ -102,11 +103,6 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
             text = f"{text} {nxt.text}"
     return text, suffix
 
-
-#: legal forms written before the name (Indonesia, Korea, Latvia, Lithuania: "SIA PARAUGS";
-#: after it too: "Stuart Energy, UAB")
-PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사",
-                          "SIA", "UAB"})
 
 #: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
 _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.fields.names import legal_suffix, legal_suffixes
+from renamerd.engine.fields.names import PREFIX_FORMS, legal_suffix, legal_suffixes
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 #: a company's legal details: the name written just before them (same line, or the line
@@ -249,6 +249,8 @@ def side_by_side(segment: str) -> list[str]:
     if len(found) < 2:
         return [segment]
     first = found[0]
+    if first.start() == 0 and first.group(0).strip() in PREFIX_FORMS:
+        return [segment]  # a form written before the name ("PT. TELKOM INDONESIA ... Tbk")
     rest = segment[first.end():]
     later = [m for m in found[1:] if m.start() >= first.end()]
     if not later or not _WORD.search(rest[:later[-1].start() - first.end()]):

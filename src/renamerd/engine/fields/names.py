@@ -21,6 +21,11 @@ _LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettä
 _COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?\s*)?",
                         re.I)
 
+#: legal forms written before the name (Indonesia, Korea, Latvia, Lithuania: "SIA PARAUGS";
+#: after it too: "Stuart Energy, UAB")
+PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사",
+                          "SIA", "UAB"})
+
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",
                 "sdn bhd", "sdn. bhd.", "oyj", "aps", "spa", "srl", "eurl", "sasu", "pte ltd",
