@@ -1404,3 +1404,17 @@ def test_labels_glossed_in_a_second_language_after_a_slash() -> None:
 def test_a_form_written_before_the_name_with_another_after_is_one_name(text: str,
                                                                      issuer: str) -> None:
     assert values(text)["issuer"] == issuer
+
+
+def test_a_salutation_near_the_top_is_no_title() -> None:
+    # a DIN invoice as LibreOffice writes it: logo, sender line, title, then "Sehr geehrte ..."
+    text = ("Müller & Söhne\nGebäudetechnik seit 1962\nMüller & Söhne Gebäudetechnik GmbH · "
+            "Hauptstraße 12 · 70173 Stuttgart\nRechnung Nr. RE-10234\nSehr geehrte Frau Schäfer,\n"
+            "für die Wartung der Heizungsanlage erlauben wir uns, wie folgt zu berechnen:\n"
+            "Nettobetrag 383,50 €\nRechnungsbetrag 456,37 €\nMit freundlichen Grüßen\n"
+            "Rechnungsnummer: RE-10234\nDatum: 3. März 2025")
+    assert values(text)["document_type"] == "invoice"
+    # a letter without a bill's words stays a letter
+    letter = ("Müller & Söhne GmbH\nHauptstraße 12 · 70173 Stuttgart\nSehr geehrte Frau Schäfer,\n"
+              "wir ziehen am 1. April in neue Räume.\nMit freundlichen Grüßen\nDatum: 3. März 2025")
+    assert values(letter)["document_type"] == "letter"

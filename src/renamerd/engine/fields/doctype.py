@@ -230,7 +230,8 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
             continue
         if m.group(0) == "receipt" and _ARRIVAL.search(text, max(0, m.start() - 8), m.start()):
             continue
-        weight = _keyword_weight(m, text, heading, line.page)
+        # (a salutation or a closing is a letter's, never a title, wherever it stands)
+        weight = _keyword_weight(m, text, heading and kind != "letter", line.page)
         if first is not None and kind != first:
             weight *= 0.25
         first = first or kind
