@@ -158,3 +158,13 @@ def test_a_brand_run_together_on_a_page_with_blanks_stays() -> None:
 def test_a_two_letter_label_runs_into_a_digit_only() -> None:
     # Italian "li" (a date's label) is no label inside "LIMITED"
     assert unglued("LIMITED Unit2.") == "LIMITED Unit2."
+
+
+def test_a_heading_cell_wrapped_before_its_sign_is_joined() -> None:
+    # "INVOICE #" too wide for its cell: "INVOICE" / "# DATE" over the values' row
+    assert rejoined(["INVOICE", "# DATE", "1087 05/14/2025"]) == ["INVOICE # DATE",
+                                                                  "1087 05/14/2025"]
+    assert rejoined(["Total 12.00", "# 2 Widget"]) == ["Total 12.00", "# 2 Widget"]
+    text = ("Redwood & Pine Cabinetry LLC\n1480 Industrial Way\nEugene, OR 97402\nINVOICE\n"
+            "# DATE\n1087 05/14/2025\nBILL TO\nJonathan Alvarez\nTOTAL DUE $3,830.00")
+    assert extract([text]).values["invoice_number"] == "1087"

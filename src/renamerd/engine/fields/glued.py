@@ -164,8 +164,9 @@ def rejoined(rows: list[str]) -> list[str]:
     """`rows` (stripped, non-empty) with a row that opens with a slash and a word joined to the
     row above it when that ends in a letter ("Rechnungsdatum" + "/Lieferdatum ..."), a row
     opening with a colon joined to a short label above it ("No" + ": JKK01202512250148", as
-    OCR reads the colon's column of a slip), and a row whose one label names a number and
-    its date parted in two (see `_NUMBER_AND_DATE`). Pure."""
+    OCR reads the colon's column of a slip), a row opening with "#" joined to one word above
+    it ("INVOICE" + "# DATE": a heading cell too narrow for its label), and a row whose one
+    label names a number and its date parted in two (see `_NUMBER_AND_DATE`). Pure."""
     out: list[str] = []
     for row in rows:
         if (out and len(row) > 1 and row[0] == "/" and row[1].isalpha()
@@ -174,6 +175,8 @@ def rejoined(rows: list[str]) -> list[str]:
         elif (out and row[0] == ":" and len(out[-1]) <= 20 and ":" not in out[-1]
               and out[-1][-1:].isalpha()):
             out[-1] += " " + row  # a label's colon and value read as the next line ("No")
+        elif row[0] == "#" and out and out[-1].isalpha() and len(out[-1]) <= 20:
+            out[-1] += " " + row  # a narrow heading cell wrapped: "INVOICE" / "# DATE"
         elif "/" in row and (m := _NUMBER_AND_DATE.search(row)) is not None:
             stem = m.group("stem")
             out.append(f"{row[:m.start()]}{stem}{m.group('no')} {m.group('number')}")
