@@ -1075,6 +1075,9 @@ def test_a_portuguese_simplified_invoices_long_series_number_is_read() -> None:
 @pytest.mark.parametrize("line", [
     "Autorización facturación electrónica No. 18764112289708",
     "FSSAI Licence No. 11217334001482",
+    # the tax authority's act a Brazilian bill cites under its title
+    "Nota Fiscal / RE - Ato Declaratório nº 2019/01",
+    "Emitida conforme Resolução nº 2019/2025",
 ])
 def test_an_authorisations_or_licences_number_is_no_invoices(line: str) -> None:
     page = f"ANDES VIAJES S.A.S.\nNIT. 900413476-1\n{line}\nFecha de Factura: 2026-08-23\nTOTAL 92.166\n"
