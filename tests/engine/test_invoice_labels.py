@@ -1421,3 +1421,22 @@ def test_a_salutation_near_the_top_is_no_title() -> None:
     letter = ("Müller & Söhne GmbH\nHauptstraße 12 · 70173 Stuttgart\nSehr geehrte Frau Schäfer,\n"
               "wir ziehen am 1. April in neue Räume.\nMit freundlichen Grüßen\nDatum: 3. März 2025")
     assert values(letter)["document_type"] == "letter"
+
+
+def test_austrias_sole_trader_form_names_the_footers_seller() -> None:
+    text = ("Gutschrift GS-2025-014\nDatum: 12.03.2025\nKürbiskernöl 500 ml 16,90 €\n"
+            "Gesamt: 20,11 €\nZahlungsart: PayPal\n"
+            "Größing Naturprodukte e.U. - Dorfstraße 3, 8462 Gamlitz, Österreich")
+    assert values(text)["issuer"] == "Größing Naturprodukte e.U."
+
+
+@pytest.mark.parametrize("text, number", [
+    ("Cerámicas Peñalver S.L.\nCalle Alfarería 9\nFactura rectificativa RINV/2025/00007\n"
+     "Fecha de factura: 17/02/2025\nTotal -1.210,00 €", "RINV/2025/00007"),
+    # a Turkish seller's street ("4. Cadde No:12") numbers a house, the title the bill
+    ("Özdemir Tekstil A.Ş.\nOrganize Sanayi Bölgesi 4. Cadde No:12\n16140 Nilüfer / Bursa\n"
+     "Fatura INV/2024/00877\nFatura Tarihi: 19.12.2024\nToplam 52.260,00 ₺", "INV/2024/00877"),
+])
+def test_a_credit_notes_title_and_a_turkish_street(text: str, number: str) -> None:
+    assert values(text)["invoice_number"] == number
+

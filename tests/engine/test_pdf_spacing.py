@@ -9,7 +9,8 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from renamerd.engine import rename
-from renamerd.engine.readers.pdf_spacing import joined_words
+from renamerd.engine.readers.pdf import PdfPages
+from renamerd.engine.readers.pdf_spacing import joined_words, tabs_as_blanks
 from renamerd.engine.text import open_text
 from renamerd.engine.types import EngineConfig, RenameOptions
 
@@ -63,3 +64,14 @@ def test_a_letter_spaced_name_is_read_whole_and_names_the_file() -> None:
     assert open_text(data, EngineConfig()).page(0).splitlines()[0] == "HÔTEL LE MARAIS ÉTOILE"
     result = rename(data, "folio.pdf", RenameOptions())
     assert result.extracted_info["issuer"] == "HÔTEL LE MARAIS ÉTOILE"
+
+
+def test_blanks_drawn_as_tabs_are_blanks_and_the_page_is_read_in_visual_order() -> None:
+    # Debian's wkhtmltopdf (Odoo's invoices) draws each glyph on its own and a blank as a tab
+    page = "Harrowgate\tJoinery\tLtd\n12\tMill\tLane\tHarrogate\nInvoice\tINV/2025/00042"
+    assert tabs_as_blanks(page) == ("Harrowgate Joinery Ltd\n12 Mill Lane Harrogate\n"
+                                    "Invoice INV/2025/00042")
+    assert PdfPages.words_apart(page)
+    # a tab between columns of a page written with blanks stays
+    columns = "Invoice number\tINV-42\nInvoice date\t14 March 2024\nTotal due 1,440.00 GBP"
+    assert tabs_as_blanks(columns) == columns and not PdfPages.words_apart(columns)

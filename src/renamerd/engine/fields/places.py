@@ -13,7 +13,7 @@ _STREET_WORDS = (
     r"mah\.|jalan|jln|lot|p\.?o\.? box|postfach|plaza|piazza|platz|building|"
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
-    r"carrer|travessa|torget|sokağı|bulvarı|bulv\.|blv\.|mh\.|av\.|"
+    r"carrer|travessa|torget|sokağı|bulvarı|bulv\.|blv\.|mh\.|av\.|cadde|bulvar|mahallesi|"
     # Norway's and Sweden's streets written apart, before their number ("Karl Johans gate 12",
     # "Bygdøy allé 2"): after a word and before a number only ("gate" is English too)
     r"(?<=[^\W\d_]\s)(?:gate|gata|vei|veg|allé)(?=\s\d)"

@@ -26,7 +26,7 @@ from pypdf.generic import DictionaryObject, StreamObject
 from renamerd.engine.readers.einvoice import KNOWN_NAMES, MAX_XML_BYTES
 from renamerd.engine.readers.images import check_pixels
 from renamerd.engine.readers.pdf_cost import OverLimit, PageCost, page_cost
-from renamerd.engine.readers.pdf_spacing import joined_words
+from renamerd.engine.readers.pdf_spacing import blanks_are_tabs, joined_words, tabs_as_blanks
 from renamerd.engine.types import (
     DocumentTooLarge,
     EngineConfig,
@@ -202,7 +202,7 @@ class PdfPages:
         """Text layer of page `index` in visual order (pypdf's layout mode: rows as they
         stand on the page, label and value side by side), each row stripped. Same limits and
         errors as `text`; a few ms more per page."""
-        text = self._extract(index, extraction_mode="layout")
+        text = tabs_as_blanks(self._extract(index, extraction_mode="layout"))
         return "\n".join(row.strip() for row in text.splitlines() if row.strip())
 
     def _extract(self, index: int, **options: str) -> str:
@@ -249,8 +249,12 @@ class PdfPages:
 
     @staticmethod
     def words_apart(text: str) -> bool:
-        """True when a text layer holds one word a line (WORDS_APART_*): its producer placed
-        each word on its own, and pypdf's plain reading loses the rows."""
+        """True when a text layer holds one word a line (WORDS_APART_*), or its words stand
+        tabs apart (`blanks_are_tabs`: Debian's wkhtmltopdf draws each glyph on its own, a blank
+        as a tab): its producer placed each word on its own, and pypdf's plain reading loses
+        the rows."""
+        if blanks_are_tabs(text):
+            return True
         lines = text.split("\n", WORDS_APART_LINES * 10)[:WORDS_APART_LINES * 10]
         lines = [line for line in lines if line.strip()]
         if len(lines) < WORDS_APART_LINES:

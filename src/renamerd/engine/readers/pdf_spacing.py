@@ -6,6 +6,9 @@ comes out twice: capitals spaced apart (CSS `letter-spacing`: "H Ô T E L  L E  
 and small capitals drawn as a large capital and smaller ones (a browser's
 `font-variant: small-caps`: "R EDWOOD  & P INE  C ABINETRY"). On a line whose words stand two
 blanks apart, the single blanks inside such words are glyph gaps: `joined_words` takes them out.
+
+Some producers draw a blank as a tab (Debian's wkhtmltopdf, which prints Odoo's invoices, maps
+the space glyph so: "Harrowgate\tJoinery\tLtd"): `tabs_as_blanks` writes them as blanks.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import re
 
 _WORD_GAP = re.compile(r" {2,}")
+_TAB_BETWEEN = re.compile(r"(?<=\S)\t(?=\S)")
+_BLANK_BETWEEN = re.compile(r"(?<=\S) (?=\S)")
 #: a spaced-out word with this many letters is one on a line of its own ("P A R I S")
 LONG_SPACED = 4
 
@@ -24,6 +29,18 @@ def joined_words(text: str) -> str:
     if "  " not in text:
         return text
     return "\n".join(_joined(line) if "  " in line else line for line in text.split("\n"))
+
+
+def blanks_are_tabs(text: str) -> bool:
+    """Most words of `text` stand a tab apart, not a blank. Pure."""
+    return "\t" in text and (len(_TAB_BETWEEN.findall(text))
+                             > len(_BLANK_BETWEEN.findall(text)))
+
+
+def tabs_as_blanks(text: str) -> str:
+    """`text` with each tab between two words written as a blank when `blanks_are_tabs`;
+    else `text` as it is (a tab between columns stays). Pure."""
+    return _TAB_BETWEEN.sub(" ", text) if blanks_are_tabs(text) else text
 
 
 def _joined(line: str) -> str:
