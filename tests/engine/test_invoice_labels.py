@@ -1440,3 +1440,16 @@ def test_austrias_sole_trader_form_names_the_footers_seller() -> None:
 def test_a_credit_notes_title_and_a_turkish_street(text: str, number: str) -> None:
     assert values(text)["invoice_number"] == number
 
+
+@pytest.mark.parametrize("title, kind", [
+    ("Honorarnote Nr. 2026/031", "invoice"), ("NOTE D'HONORAIRES N° 2026-0311", "invoice"),
+    ("FEE NOTE 2026-118", "invoice"), ("Nota de honorários n.º 17/2026", "invoice"),
+    ("PROFORMAFAKTURA 2026-77", "quote"), ("Proforma Invoice PI-2026-4", "quote"),
+    ("Facture proforma PF-118", "quote"),
+])
+def test_a_professionals_fee_note_is_an_invoice_and_a_proforma_a_quote(title: str,
+                                                                      kind: str) -> None:
+    text = (f"Kanzlei Dr. Brunner\nBahnhofstrasse 12, 8001 Zürich\n{title}\n"
+            "Datum: 11.03.2026\nLeistungen März 2026\nTotal CHF 1'240.00")
+    assert values(text)["document_type"] == kind
+
