@@ -1453,3 +1453,30 @@ def test_a_professionals_fee_note_is_an_invoice_and_a_proforma_a_quote(title: st
             "Datum: 11.03.2026\nLeistungen März 2026\nTotal CHF 1'240.00")
     assert values(text)["document_type"] == kind
 
+
+@pytest.mark.parametrize("text, date", [
+    ("Zahnarztpraxis Dr. Pötzelsberger\nLinzer Gasse 21 · 5020 Salzburg\nHerrn\n"
+     "DI Florian Größwang\nKaigasse 8/4\n5020 Salzburg\nSalzburg, am 11.03.2026\n"
+     "Honorarnote Nr. 2026-0219\nDatum Leistung Betrag\n24.02.2026 Mundhygiene € 120,00\n"
+     "24.02.2026 Panoramaröntgen € 65,00\n03.03.2026 Keramikfüllung € 380,00\nSumme € 565,00",
+     "2026-03-11"),
+    ("Cabinet Dr. Rousseau\n12, cours Lafayette – 69003 Lyon\nPraha, dne 18.03.2026\n"
+     "Faktura 2026-0311\nDatum Položka Cena\n04.03.2026 Korunka 540,00 Kč\n"
+     "11.03.2026 Výplň 230,00 Kč\nCelkem 770,00 Kč", "2026-03-18"),
+])
+def test_a_letters_date_line_with_its_joining_word(text: str, date: str) -> None:
+    assert str(values(text)["date"]) == date
+
+
+@pytest.mark.parametrize("text, issuer", [
+    ("Zahnarztpraxis Dr. Pötzelsberger\nLinzer Gasse 21 · 5020 Salzburg · Tel. 0662 87 44 19\n"
+     "Herrn\nDI Florian Größwang\nKaigasse 8/4\n5020 Salzburg\nHonorarnote Nr. 2026-0219\n"
+     "Datum: 11.03.2026\nGesamt € 185,00", "Zahnarztpraxis Dr. Pötzelsberger"),
+    ("LUNGADIGE PANVINIO 18 · 37121 VERONA\nTEL. +39 045 800 7711\nOSPITE: SIG. NICCOLÒ FABBRI\n"
+     "FATTURA N. 154/2026 DEL 22/01/2026\nINTESTATARIO: FABBRI CONSULENZE S.R.L.S., VIA "
+     "SARAGOZZA 9, 40123 BOLOGNA\n19/01/2026 PERNOTTAMENTO 135,00\nTOTALE EUR 473,00\n"
+     "HOTEL BELVEDERE SULL'ADIGE · ALBERGO SCALIGERO S.R.L. · P.IVA 02874110230",
+     "HOTEL BELVEDERE SULL'ADIGE | ALBERGO SCALIGERO S.R.L."),  # (the brand or its company)
+])
+def test_lanes_and_embankments_written_apart_are_streets(text: str, issuer: str) -> None:
+    assert values(text)["issuer"] in issuer.split(" | ")

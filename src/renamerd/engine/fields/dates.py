@@ -374,8 +374,10 @@ def _lone_date_line(doc: Doc, cand: DateCandidate) -> bool:
             and not (line.index and doc.lines[line.index - 1].text.rstrip().endswith(":")))
 
 
-#: a letter's date line before its date: a place and a comma ("Frankfurt, ", "Paris, le ")
-_DATELINE = re.compile(r"[^\W\d_][^\W\d_.'-]*(?:[ -][^\W\d_][^\W\d_.'-]*){0,2}, ?")
+#: a letter's date line before its date: a place and a comma ("Frankfurt, "), and the word
+#: that joins them in some languages ("Paris, le ", "Salzburg, am ", "Praha, dne ")
+_DATELINE = re.compile(r"[^\W\d_][^\W\d_.'-]*(?:[ -][^\W\d_][^\W\d_.'-]*){0,2}, ?"
+                       r"(?:(?:le|am|den|dne|dnia|il|el|a|em|op|d\.) )?")
 #: the longest place name (with its comma) before a letter's date
 MAX_PLACE = 40
 

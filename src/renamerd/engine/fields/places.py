@@ -14,6 +14,9 @@ _STREET_WORDS = (
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
     r"carrer|travessa|torget|sokağı|bulvarı|bulv\.|blv\.|mh\.|av\.|cadde|bulvar|mahallesi|"
+    # Austria's and Switzerland's lanes written apart ("Linzer Gasse 21"), Italy's embankments
+    # ("Lungadige Panvinio 18", "Lungomare Colombo 5")
+    r"gasse|lungadige|lungarno|lungomare|lungotevere|lungolago|"
     # Norway's and Sweden's streets written apart, before their number ("Karl Johans gate 12",
     # "Bygdøy allé 2"): after a word and before a number only ("gate" is English too)
     r"(?<=[^\W\d_]\s)(?:gate|gata|vei|veg|allé)(?=\s\d)"
