@@ -1480,3 +1480,17 @@ def test_a_letters_date_line_with_its_joining_word(text: str, date: str) -> None
 ])
 def test_lanes_and_embankments_written_apart_are_streets(text: str, issuer: str) -> None:
     assert values(text)["issuer"] in issuer.split(" | ")
+
+
+@pytest.mark.parametrize("text, number", [
+    ("Reformas Muñoz S.L.\nFACTURA RECTIFICATIVA (ABONO)\nNº factura rectificativa R-2026-007\n"
+     "Factura rectificada F-2025-1893 de 30/12/2025\nFecha: 15/01/2026\nTotal -242,00 €",
+     "R-2026-007"),
+    # a French doctor's own numbers (RPPS, ADELI) under the letterhead number no bill
+    ("Docteur Hélène Rousseau-Bérard\nChirurgien-dentiste\n12, cours Lafayette – 69003 Lyon\n"
+     "N° RPPS 10003618842 · N° ADELI 69 1 23456 7\nNOTE D'HONORAIRES N° 2026-0311\n"
+     "04/03/2026 Couronne 540,00 €\nTotal 798,92 €", "2026-0311"),
+])
+def test_a_credit_notes_number_and_a_doctors_own_numbers(text: str, number: str) -> None:
+    assert values(text)["invoice_number"] == number
+
