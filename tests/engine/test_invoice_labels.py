@@ -1494,3 +1494,13 @@ def test_lanes_and_embankments_written_apart_are_streets(text: str, issuer: str)
 def test_a_credit_notes_number_and_a_doctors_own_numbers(text: str, number: str) -> None:
     assert values(text)["invoice_number"] == number
 
+
+def test_an_addressees_form_of_address_opens_an_address_block() -> None:
+    # a French practitioner's fee note: date line, the patient's address, then the letterhead
+    text = ("Lyon, le 18/03/2026\nM. Grégoire Lefèvre\n7, rue Mercière\n69002 Lyon\n"
+            "Docteur Hélène Rousseau-Bérard\nChirurgien-dentiste\n"
+            "Diplômée de la Faculté de Chirurgie Dentaire de Lyon\n12, cours Lafayette – 69003 Lyon\n"
+            "Tél. 04 78 62 19 40\nNOTE D'HONORAIRES N° 2026-0311\n04/03/2026 Couronne 540,00 €\n"
+            "Total 798,92 €")
+    assert values(text)["issuer"] == "Docteur Hélène Rousseau-Bérard"
+

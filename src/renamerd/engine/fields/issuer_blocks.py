@@ -14,7 +14,7 @@ import re
 from renamerd.engine.fields.columns import opens_with_known_label
 from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.fields.issuer_labels import find_label
+from renamerd.engine.fields.issuer_labels import SALUTATION, find_label
 from renamerd.engine.fields.issuer_scores import Page, key
 from renamerd.engine.fields.names import legal_suffix
 from renamerd.engine.fields.places import POSTCODE, address
@@ -23,6 +23,8 @@ from renamerd.engine.lexicon import alternation, common, fold, load
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: a form of address alone on its line, over the addressee's name ("Herrn", "Firma")
+_FORM_ALONE = re.compile(r"herrn?|frau|firma|mme|mlle|m\.")
 #: a town and its postcode after it ("Jakarta 10207", "Milano 20121")
 _TOWN_POSTCODE = re.compile(r"[^\W\d_][^\d]{1,30} \d{4,6}")
 #: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")
@@ -58,6 +60,14 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str],
             skip.add(line.index)
             rest = line.folded[m.end():].strip(" :")
             block_from(line.index if rest else line.index + 1)
+    # (an addressee's form of address opens an address block too: "M. Grégoire Lefèvre" /
+    # "7, rue Mercière" / "69002 Lyon", "Herrn" / "DI Florian Größwang" / ... / "5020 Salzburg")
+    for line in doc.lines[:20]:
+        if (line.index not in skip and (SALUTATION.match(line.text)
+                                        or _FORM_ALONE.fullmatch(line.folded.strip()))
+                and any(POSTCODE.search(below.text)
+                        for below in doc.lines[line.index + 1:line.index + 5])):
+            block_from(line.index)
     # (a sender line sits above the address window: in the top half, never in the footer)
     for line in doc.lines[:min(14, len(doc.lines) // 2)]:
         if ((len(SEGMENT.findall(line.text)) >= 2 or _dashed_sender(line.text)
