@@ -1504,3 +1504,21 @@ def test_an_addressees_form_of_address_opens_an_address_block() -> None:
             "Total 798,92 €")
     assert values(text)["issuer"] == "Docteur Hélène Rousseau-Bérard"
 
+
+def test_an_irish_county_is_no_company_and_a_name_before_its_labels_is_the_name() -> None:
+    # the seller's name and a column of labels on one line; "Co. Cork" in the customer's address
+    text = ("Brightwater Energy Account number: 9100 2284 71 Bill number: 600183742\n"
+            "Bill date: 08 Jan 2026\nBilling period: 05 Nov 2025 – 04 Jan 2026\n"
+            "Siobhán Ó Súilleabháin\n22 Páirc na Coille\nBallincollig\nCo. Cork P31 X2F7\n"
+            "Your electricity bill\nStanding charge 61 days @ €0.6849 €41.78\nTotal due €427.07")
+    assert values(text)["issuer"] == "Brightwater Energy"
+
+
+@pytest.mark.parametrize("text, form", [("Co. Cork P31 X2F7", None), ("Smith & Co. Ltd", "Ltd"),
+                                        ("ACME TRADING CO.", "CO."), ("Müller & Co. KG", "KG")])
+def test_co_before_a_county(text: str, form: str | None) -> None:
+    from renamerd.engine.fields.names import legal_suffix
+
+    found = legal_suffix(text)
+    assert (found.group(0) if found else None) == form
+

@@ -383,6 +383,23 @@ def opens_with_known_label(line: str) -> bool:
     return _label_row().match(fold(line)) is not None
 
 
+@functools.cache
+def _label_with_colon() -> re.Pattern[str]:
+    return re.compile(r"(?<= )(?:" + _label_words().pattern + r") ?:")
+
+
+def before_known_label(text: str) -> str:
+    """`text` up to a date or number label with its colon that follows two words or more
+    ("Brightwater Energy Account number: 9100 ..." -> "Brightwater Energy": a name and a
+    column of labels on one line); `text` as it is otherwise."""
+    if ":" not in text:
+        return text
+    m = _label_with_colon().search(fold(text))
+    if m is None or len(text[:m.start()].split()) < 2:
+        return text
+    return text[:m.start()].rstrip(" ,;|-–")
+
+
 def _known_label(line: str) -> bool:
     """`line` is a date or number label of some lexicon language."""
     return _label_words().fullmatch(fold(line).strip(" :.")) is not None

@@ -16,6 +16,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from renamerd.engine.fields.columns import before_known_label
 from renamerd.engine.fields.doctype import till_cues, type_compound, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
@@ -425,6 +426,8 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         ctx.noticed.add((line.index, seg_no))
     segment = without_recipient_heading(_before_title(segment, ctx.language), ctx.language)
     segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
+    if seg_no == 0 and ":" in segment:
+        segment = before_known_label(segment)
     return _without_buyer(ctx, segment) if ctx.buyers else segment
 
 

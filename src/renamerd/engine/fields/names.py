@@ -46,7 +46,7 @@ def legal_suffixes(text: str) -> list[re.Match[str]]:
     together)."""
     strict, loose = suffix_patterns()
     return sorted((m for p in (strict, loose) for m in p.finditer(text)
-                   if not _province(text, m)),
+                   if not _province(text, m) and not _county(text, m)),
                   key=lambda m: (m.start(), -m.end()))
 
 
@@ -59,6 +59,15 @@ def _province(text: str, m: re.Match[str]) -> bool:
     dot ("Edmonton, AB", "Edmonton. AB") or before a postcode ("Edmonton AB T5H 1N7")."""
     return m.group(0) == "AB" and (text[max(0, m.start() - 2):m.start()] in (", ", ". ")
                                    or _CA_POSTCODE.match(text, m.end()) is not None)
+
+
+#: a capitalised word after "Co.": an Irish or English county ("Co. Cork P31 X2F7", "Co.
+#: Durham"), unless it is a form itself ("& Co. Ltd", "Co. KG")
+_COUNTY = re.compile(r"\s+(?!(?:Ltd|Limited|Inc|KG|LLC|Pty|Pvt|Plc|GmbH|Pte)\b)[A-Z][a-z]{2,}\b")
+
+
+def _county(text: str, m: re.Match[str]) -> bool:
+    return m.group(0) in ("Co.", "CO.") and _COUNTY.match(text, m.end()) is not None
 
 
 @functools.lru_cache(maxsize=4096)
