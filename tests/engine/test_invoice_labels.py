@@ -1522,3 +1522,10 @@ def test_co_before_a_county(text: str, form: str | None) -> None:
     found = legal_suffix(text)
     assert (found.group(0) if found else None) == form
 
+
+def test_a_founding_year_beside_the_name_is_no_name() -> None:
+    text = ("Librairie Étienne & Fils\nDepuis 1924 · 8, place du Marché-aux-Herbes · 37000 Tours\n"
+            "Collège Anatole-France\n15, avenue de Grammont\n37000 Tours\nTours, le 6 mars 2026\n"
+            "Facture n° F-2026-03-0061\nLes Misérables 2 11,90 € 23,80 €\nTotal TTC 33,00 €")
+    assert values(text)["issuer"] == "Librairie Étienne & Fils"
+

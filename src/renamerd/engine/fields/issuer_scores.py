@@ -102,6 +102,11 @@ class Page:
 
 
 #: a page's number ("Page 1 of 2", "Seite 1 von 2", "Página 1 de 2", "Strona 1 z 2")
+#: a business's founding year, as letterheads print it beside the name
+#: (folded: "fondée" is "fondee")
+_FOUNDED = re.compile(r"(?:since|est\.?|established|founded(?: in)?|seit|gegrundet|depuis|"
+                      r"fondee? en|desde|dal|sinds|opgericht in|od roku|od|sedan|siden|"
+                      r"vuodesta|kurulus)\s+(?:1[6-9]|20)\d\d")
 _PAGE_NUMBER = re.compile(
     r"(?:page|seite|página|pagina|pag\.|strona|sida|side|sivu|strana|stránka|sayfa|halaman|"
     r"blad|blatt|feuille|hoja|foglio)(?:\s*\d+\s*(?:of|von|de|di|z|ze|av|af|sur|van|/|aus|"
@@ -149,6 +154,8 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
     words = [w.strip(".:,") for w in folded.split()]
     if len(words) == 2 and _month_and_day(words):
         return True  # a date ("October 22", "22 Okt.")
+    if _FOUNDED.fullmatch(folded):
+        return True  # a letterhead's "Depuis 1924", "Since 1897", "Seit 1962"
     # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
     return len(words) >= 2 and all(w in never_names() for w in words)
 
