@@ -1529,3 +1529,11 @@ def test_a_founding_year_beside_the_name_is_no_name() -> None:
             "Facture n° F-2026-03-0061\nLes Misérables 2 11,90 € 23,80 €\nTotal TTC 33,00 €")
     assert values(text)["issuer"] == "Librairie Étienne & Fils"
 
+
+def test_a_name_after_a_seller_label_keeps_its_small_words() -> None:
+    text = ("Opravný daňový doklad č. 2026100015\nDodavatel:\nKuchyňské potřeby Čížek s.r.o.\n"
+            "Štěpánská 621/34\n110 00 Praha 1\nIČO: 27184522 DIČ: CZ27184522\nOdběratel:\n"
+            "Jiřina Řeháková\nHusova 1187\n537 01 Chrudim\nDatum vystavení: 14. 1. 2026\n"
+            "Celkem -1 210,00 Kč")
+    assert values(text)["issuer"] == "Kuchyňské potřeby Čížek s.r.o."
+

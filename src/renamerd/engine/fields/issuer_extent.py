@@ -56,7 +56,9 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
         bare = bare[:-1] if bare.endswith(",") else head
         cut = max(bare.rfind(": "), bare.rfind(", "))
         start = cut + 2 if cut >= 0 else 0
-        start = after_lower_case_words(text, start, suffix.start())
+        if (line.index, seg_no) not in ctx.sold_by:  # (after "Dodavatel:" the line is the
+            # name, small words and all: "Kuchyňské potřeby Čížek s.r.o.")
+            start = after_lower_case_words(text, start, suffix.start())
         start = after_title_word(text, start, suffix.start())
         start = after_long_number(text, start, suffix.start())
         if _YEAR_OPENS.match(text, start) and _MONTH_DAY_ENDS.search(text, 0, start):
