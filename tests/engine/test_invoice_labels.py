@@ -1537,3 +1537,11 @@ def test_a_name_after_a_seller_label_keeps_its_small_words() -> None:
             "Celkem -1 210,00 Kč")
     assert values(text)["issuer"] == "Kuchyňské potřeby Čížek s.r.o."
 
+
+def test_a_name_wrapped_after_its_particle_and_a_list_of_services() -> None:
+    text = ("Dhr. S. de Groot\nKerkstraat 71\n3311 HB Dordrecht\nAutobedrijf Van der\nMeulen\n"
+            "APK · Onderhoud · Schadeherstel\nIndustrieweg 4, 3316 AL Dordrecht\n"
+            "KvK 24339812 · btw NL8193.44.210.B01\nFactuur 2026-0412\nFactuurdatum: 12-03-2026\n"
+            "Totaal € 486,20")
+    assert values(text)["issuer"] == "Autobedrijf Van der Meulen"
+

@@ -360,6 +360,8 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         # segments of the line with its legal forms' OCR slips fixed ("5DN BHD" -> "SDN BHD")
         segments = [part for seg in SEGMENT.split(ctx.fixed_line(line.index))
                     for part in side_by_side(seg) if part.strip()]
+        if len(segments) >= 3 and all(s.strip().isalpha() for s in segments):
+            continue  # a list of what the business does ("APK · Onderhoud · Schadeherstel")
         for seg_no, segment in enumerate(segments):
             segment = _name_in(ctx, line, segment, seg_no, seg_no == len(segments) - 1)
             if not segment:

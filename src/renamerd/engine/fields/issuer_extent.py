@@ -23,9 +23,10 @@ from renamerd.engine.fields.names import (
 from renamerd.engine.fields.places import POSTCODE, address
 from renamerd.engine.lexicon import LANGUAGES, fold, load
 
-#: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of")
-_JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "voor",
-                  "di", "del", "y", "e")
+#: a name's line ending in "&" or a word that joins it to the next ("Smith &", "Academy of",
+#: "Autobedrijf Van der" / "Meulen")
+_JOINING_WORDS = ("and", "of", "for", "und", "für", "et", "de", "des", "du", "van", "der", "den",
+                  "von", "voor", "di", "del", "y", "e")
 _JOINED_END = re.compile(r"(?:&|\b(?:" + "|".join(_JOINING_WORDS) + r"))\s*$", re.I)
 #: the last characters of those (a quick test before the search)
 _JOINING_ENDS = frozenset("&" + "".join(w[-1] + w[-1].upper() for w in _JOINING_WORDS))
