@@ -1545,3 +1545,10 @@ def test_a_name_wrapped_after_its_particle_and_a_list_of_services() -> None:
             "Totaal € 486,20")
     assert values(text)["issuer"] == "Autobedrijf Van der Meulen"
 
+
+def test_a_number_label_glossed_in_another_script() -> None:
+    text = ("Tarang Industries Pvt. Ltd.\nGSTIN: 29AAACT1234F1Z5\nTAX INVOICE\n"
+            "Invoice No. / बीजक  सं .: TIPL/25-26/0893\nInvoice Date: 14-03-2026\n"
+            "Total ₹ 1,18,000.00")
+    assert values(text)["invoice_number"] == "TIPL/25-26/0893"
+

@@ -35,9 +35,10 @@ _VALUE = re.compile(
     # currency and an amount)
     r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
     rf"|{_CODE}|[0-9]")
-#: (the same label in a second language after a slash: "N° / Nr : VD-2025-00311")
+#: (the same label in a second language after a slash: "N° / Nr : VD-2025-00311", "Invoice
+#: No. / बीजक सं .: TIPL/25-26/0893")
 _NUMBER_GAP = re.compile(r"[\s:.,#°º\-|=：＃№*)\]]*(?:(?:/\s*)?(?:no|nr|n|num|number|nummer|numero"
-                         r"|číslo|č)\.?[\s:.#°º]+)?", re.I)
+                         r"|číslo|č)\.?[\s:.#°º]+|/[^\d:/\n]{1,30}:\s*)?", re.I)
 _WORD_BEFORE = re.compile(r"[^\W\d_]+$")
 #: what follows a value that is an amount's whole part, or an amount: its decimals after a
 #: comma, or a currency
