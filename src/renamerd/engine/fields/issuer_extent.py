@@ -51,20 +51,7 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
             and text[suffix.end():].strip():
         return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
     if suffix:
-        head = text[:suffix.start()]
-        # (a comma right before the form belongs to the name: "Amazon Web Services, Inc.")
-        bare = head.rstrip()
-        bare = bare[:-1] if bare.endswith(",") else head
-        cut = max(bare.rfind(": "), bare.rfind(", "))
-        start = cut + 2 if cut >= 0 else 0
-        if (line.index, seg_no) not in ctx.sold_by:  # (after "Dodavatel:" the line is the
-            # name, small words and all: "Kuchyňské potřeby Čížek s.r.o.")
-            start = after_lower_case_words(text, start, suffix.start())
-        start = after_title_word(text, start, suffix.start())
-        start = after_long_number(text, start, suffix.start())
-        if _YEAR_OPENS.match(text, start) and _MONTH_DAY_ENDS.search(text, 0, start):
-            start += 5  # the year of "January 29, 2026" before the name on its line
-        text = text[start:suffix.end()]
+        text = text[_name_start(text, suffix, (line.index, seg_no) in ctx.sold_by):suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
         if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
                 and unclosed(prev.text) and text.count(")") > text.count("(")):
@@ -218,6 +205,25 @@ def after_lower_case_words(text: str, start: int, end: int) -> int:
 
 
 CONTINUED = "name continues from the line above"
+
+
+def _name_start(text: str, suffix: re.Match[str], labelled: bool) -> int:
+    """Where the name ending in its legal form `suffix` starts in `text`: after the last ": "
+    or ", " before the form (a comma right before it is the name's: "Amazon Web Services,
+    Inc."), a sentence's small words (not after a seller's label, `labelled`: "Dodavatel:" /
+    "Kuchyňské potřeby Čížek s.r.o." is all name), a title, a long number, a date's year."""
+    head = text[:suffix.start()]
+    bare = head.rstrip()
+    bare = bare[:-1] if bare.endswith(",") else head
+    cut = max(bare.rfind(": "), bare.rfind(", "))
+    start = cut + 2 if cut >= 0 else 0
+    if not labelled:
+        start = after_lower_case_words(text, start, suffix.start())
+    start = after_title_word(text, start, suffix.start())
+    start = after_long_number(text, start, suffix.start())
+    if _YEAR_OPENS.match(text, start) and _MONTH_DAY_ENDS.search(text, 0, start):
+        start += 5  # the year of "January 29, 2026" before the name on its line
+    return start
 
 
 def without_bracketed_number(value: str) -> str:
