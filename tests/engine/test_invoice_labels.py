@@ -1552,3 +1552,26 @@ def test_a_number_label_glossed_in_another_script() -> None:
             "Total ₹ 1,18,000.00")
     assert values(text)["invoice_number"] == "TIPL/25-26/0893"
 
+
+@pytest.mark.parametrize("text, number", [
+    # a GST registration number is the seller's, never the slip's; nor is a misread label
+    ("IKANO HANDEL SDN BHD\nGST No.: 000115154944\nTAX INVOICE\nS1ip: 000000011000136498\n"
+     "Date:27/07/17\nTotal RM 538.00", None),
+    ("Wellington Parking Ltd\nGST No. 112-334-556\nReceipt: 0048-221907\nDate: 14/10/2025\n"
+     "Total NZ$ 12.00", "0048-221907"),
+    # a Mexican invoice's series and folio; Portugal's certified software's number is no bill's
+    ("Banquetes Álvarez S.A. de C.V.\nFactura Serie A Folio 1189\nFecha: 14/10/2025\n"
+     "Total $ 12,400.00", "1189"),
+    ("Rent-a-Car Lisboa, Lda.\nFATURA-RECIBO\nData: 14/10/2025\nTotal 240,00 €\n"
+     "Processado por programa certificado n.º 1234/AT", None),
+])
+def test_registration_and_certificate_numbers_are_no_bills(text: str, number: str | None) -> None:
+    assert values(text).get("invoice_number") == number
+
+
+def test_a_form_run_into_a_code_is_no_form() -> None:
+    from renamerd.engine.fields.names import legal_suffix
+
+    assert legal_suffix("Bestelling BV-5521") is None
+    assert legal_suffix("Brouwerij Vandenbussche BV").group(0) == "BV"  # type: ignore[union-attr]
+

@@ -46,7 +46,7 @@ def legal_suffixes(text: str) -> list[re.Match[str]]:
     together)."""
     strict, loose = suffix_patterns()
     return sorted((m for p in (strict, loose) for m in p.finditer(text)
-                   if not _province(text, m) and not _county(text, m)),
+                   if not _province(text, m) and not _no_form(text, m)),
                   key=lambda m: (m.start(), -m.end()))
 
 
@@ -66,7 +66,11 @@ def _province(text: str, m: re.Match[str]) -> bool:
 _COUNTY = re.compile(r"\s+(?!(?:Ltd|Limited|Inc|KG|LLC|Pty|Pvt|Plc|GmbH|Pte)\b)[A-Z][a-z]{2,}\b")
 
 
-def _county(text: str, m: re.Match[str]) -> bool:
+def _no_form(text: str, m: re.Match[str]) -> bool:
+    """"Co." before a capitalised word, or a form run into a code by a dash ("Bestelling
+    BV-5521": an order's number): no form."""
+    if text[m.end():m.end() + 1] == "-" and text[m.end() + 1:m.end() + 2].isdigit():
+        return True
     return m.group(0) in ("Co.", "CO.") and _COUNTY.match(text, m.end()) is not None
 
 

@@ -228,6 +228,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             value = vm.group(0).rstrip("./-_ ")
             if not any(ch.isdigit() for ch in value) or date_cell(value):
                 continue
+            if source_line.text[vm.end():vm.end() + 1] == ":":
+                continue  # another label, its letters misread ("S1ip: 0000000110..." for Slip)
             if _AMOUNT_AFTER.match(source_line.text, vm.end()):
                 continue  # "TOTAL IMPORTE FACTURA 112,30 €": an amount, not a number
             if len(value) < 3 and not value.isdigit():
