@@ -1575,3 +1575,13 @@ def test_a_form_run_into_a_code_is_no_form() -> None:
     assert legal_suffix("Bestelling BV-5521") is None
     assert legal_suffix("Brouwerij Vandenbussche BV").group(0) == "BV"  # type: ignore[union-attr]
 
+
+def test_a_credit_notes_own_number_and_date_not_the_invoices_it_refers_to() -> None:
+    text = ("Küchenglück Versand GmbH · Postfach 10 22 44 · 20015 Hamburg\nFrau\n"
+            "Dörte Schäfer-Große\nHauptstraße 12a\n04109 Leipzig\nGutschrift\n"
+            "Gutschrift-Nr. GS-100482\nDatum 19.09.2025\nzu Rechnung RE-2025-338190 vom 02.09.2025\n"
+            "Gutschriftsbetrag −154,85 €")
+    found = values(text)
+    assert found["invoice_number"] == "GS-100482"
+    assert str(found["date"]) == "2025-09-19"
+

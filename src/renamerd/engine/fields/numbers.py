@@ -72,10 +72,13 @@ class NumberCandidate:
 
 def _abbreviated(phrases: list[str]) -> list[str]:
     """`phrases` and each "...nummer" label as Germanic and Nordic pages shorten it
-    ("Kvittonummer": "Kvittonr", "Kvitto-nr", "Kvittonr.")."""
+    ("Kvittonummer": "Kvittonr", "Kvitto-nr", "Kvittonr."), and each "... nr" label written
+    with a hyphen ("Gutschrift nr": "Gutschrift-Nr.")."""
     short = [f"{p[:-6]}{end}" for p in phrases if p.endswith("nummer") and len(p) >= 9
              for end in ("nr", "-nr", "nr.")]
-    return list(dict.fromkeys([*phrases, *short]))
+    hyphened = [f"{p[:-3]}-nr{end}" for p in phrases if p.endswith(" nr") and len(p) >= 6
+                for end in ("", ".")]
+    return list(dict.fromkeys([*phrases, *short, *hyphened]))
 
 
 @functools.cache
