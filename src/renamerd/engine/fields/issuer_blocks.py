@@ -39,9 +39,10 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str],
                     seller: re.Pattern[str]) -> tuple[set[int], int | None]:
     """Indexes of lines in recipient blocks, and the index of a DIN sender line if found.
 
-    A block starts at a recipient label and ends with the first line holding a postcode
-    (the city line), at most five lines on, or before a line opening with a `seller` label
-    ("Invoice to: <name, address>" / "From: <the seller>").
+    A block starts at a recipient label, or at an addressee's form of address with a postcode
+    in the next four lines ("M. Grégoire Lefèvre", "Herrn" alone), and ends with the first line
+    holding a postcode (the city line), at most five lines on, or before a line opening with a
+    `seller` label ("Invoice to: <name, address>" / "From: <the seller>").
     """
     skip: set[int] = set()
     sender_line: int | None = None
