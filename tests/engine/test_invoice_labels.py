@@ -1585,3 +1585,28 @@ def test_a_credit_notes_own_number_and_date_not_the_invoices_it_refers_to() -> N
     assert found["invoice_number"] == "GS-100482"
     assert str(found["date"]) == "2025-09-19"
 
+
+@pytest.mark.parametrize("text, issuer", [
+    # the customer's id and the seller's name side by side on one line
+    ("FACTURAR A\nLaboratorios Quirós Peña, S.A.\nAvda. de la Constitución 54\n41001 Sevilla\n"
+     "CIF A41223344 Traducciones Núñez y Asociados, S.L.\nC/ Alcalá 233, 3º izq.\n"
+     "28028 Madrid\nCIF B87654321\nFACTURA\nNº de factura: TNA-2025/0342\n"
+     "Fecha de emisión: 12/02/2025\nTotal 1.512,50 €\n"
+     "Inscrita en el Registro Mercantil de Madrid, Tomo 31.245", "Traducciones Núñez y Asociados, S.L."),
+    # a Danish street in its definite form ("Strandvejen 212") is the customer's address
+    ("Karen og Søren Bøgelund\nStrandvejen 212\n2920 Charlottenlund\nMøller & Søn Arkitekter\n"
+     "Nørregade 19, 1. sal\n1165 København K\nCVR 34 56 78 90\nFaktura\nFakturanr. 20250311\n"
+     "Fakturadato 12.08.2025\nI alt DKK 26.593,75\nArkitektfirmaet Møller & Søn ApS · "
+     "Nørregade 19 · 1165 København K", "Møller & Søn Arkitekter | Arkitektfirmaet Møller & Søn ApS"),
+])
+def test_a_name_after_a_customers_id_and_a_street_in_its_definite_form(text: str,
+                                                                       issuer: str) -> None:
+    assert values(text)["issuer"] in issuer.split(" | ")  # (the brand or its company)
+
+
+def test_the_company_above_an_attention_line_is_the_customers() -> None:
+    text = ("Invoice\nMaplewood Bakery LLC\nAttn: Dana Kowalczyk\n418 Elm Street\n"
+            "Burlington, VT 05401\nInvoice number: INV-884120\nInvoice date: April 9, 2025\n"
+            "Amount due: $412.68\nLumen Web Services, Inc. · 88 Harbor Way · Portland, OR 97209")
+    assert values(text)["issuer"] == "Lumen Web Services, Inc."
+

@@ -286,14 +286,24 @@ def _without_store_number(ctx: Page, line: Line, value: str) -> str:
     return head
 
 
+#: a registration id after its label, then a blank ("CIF A41223344 ")
+_ID_THEN_BLANK = re.compile(r"[\s:.#]*\S*\d\S*\s+(?=[^\W\d_])")
+
+
 def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
-    """`text` up to a registration label ("ACME Ltd Company Reg. No 123" -> "ACME Ltd"); None
-    when nothing is left before the label."""
+    """`text` up to a registration label ("ACME Ltd Company Reg. No 123" -> "ACME Ltd"), or
+    after the label and its id when a name with its legal form follows them (the customer's id
+    and the seller's name side by side: "CIF A41223344 Traducciones Núñez y Asociados, S.L.");
+    None when nothing is left."""
     reg = registration.search(fold(text))
     if reg is None:
         return text
-    text = text[:reg.start()].rstrip(" (,;:-")
-    return text or None
+    before = text[:reg.start()].rstrip(" (,;:-")
+    if before:
+        return before
+    after = _ID_THEN_BLANK.match(text, reg.end())
+    rest = text[after.end():] if after else ""
+    return rest if rest and legal_suffix(rest) is not None else None
 
 
 def _blank_if_digits(match: re.Match[str]) -> str:

@@ -23,6 +23,8 @@ from renamerd.engine.lexicon import alternation, common, fold, load
 #: a sender line written with commas: a name, a street, a postcode and a town
 #: ("Deutsche Kreditbank, Taubenstr. 7-9, 10117 Berlin")
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
+#: a person's attention line, under the company that is addressed ("Attn:", "z. Hd.")
+_ATTENTION = re.compile(r"[\s|*]*(?:attn|attention|z\.\s?hd|zu handen|a l'attention|t\.a\.v\.)")
 #: a form of address alone on its line, over the addressee's name ("Herrn", "Firma")
 _FORM_ALONE = re.compile(r"herrn?|frau|firma|mme|mlle|m\.")
 #: a town and its postcode after it ("Jakarta 10207", "Milano 20121")
@@ -61,6 +63,8 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str],
             skip.add(line.index)
             rest = line.folded[m.end():].strip(" :")
             block_from(line.index if rest else line.index + 1)
+            if line.index and _ATTENTION.match(line.folded):
+                skip.add(line.index - 1)  # the company above "Attn: Dana Kowalczyk"
     # (an addressee's form of address opens an address block too: "M. Grégoire Lefèvre" /
     # "7, rue Mercière" / "69002 Lyon", "Herrn" / "DI Florian Größwang" / ... / "5020 Salzburg")
     for line in doc.lines[:20]:

@@ -35,7 +35,8 @@ _STREET_NAMED = re.compile(
 #: of each word. The pattern is only ever a test, and both find a match alike)
 _STREET_NUMBER = re.compile(
     r"(?<=[^\W\d_]{2})(?:straat|weg|laan|plein|gracht|kade|dijk|singel|straße|strasse|str\.|"
-    r"allee|gasse|platz|damm|gatan|vägen|gade|vej|veien|gata|katu|tie)\s?\d{1,4}[a-z]?(?!\w)",
+    r"allee|gasse|platz|damm|gatan|vägen|gade|gaden|vej|vejen|veien|stræde|gränd|gata|katu|"
+    r"tie)\s?\d{1,4}[a-z]?(?!\w)",
     re.I,
 )
 _DIGIT = re.compile(r"\d")
