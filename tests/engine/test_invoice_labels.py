@@ -1610,3 +1610,13 @@ def test_the_company_above_an_attention_line_is_the_customers() -> None:
             "Amount due: $412.68\nLumen Web Services, Inc. · 88 Harbor Way · Portland, OR 97209")
     assert values(text)["issuer"] == "Lumen Web Services, Inc."
 
+
+def test_a_row_of_labelled_dates_is_no_sender_line() -> None:
+    # the dates' row parts with dots like a DIN sender line, and its years look like postcodes
+    text = ("FAKTURA VAT nr FV/2026/10/0381\n"
+            "Data wystawienia: 12.10.2026 · Data sprzedaży: 12.10.2026 · Miejsce: Kraków\n"
+            "Sprzedawca\nCentrum Medyczne Zdrowa Rodzina Sp. z o.o.\nul. Długa 44, 31-147 Kraków\n"
+            "NIP 676-245-18-90\nNabywca\nMałgorzata Wiśniewska\nul. Świętokrzyska 9/12\n"
+            "30-015 Kraków\nRazem do zapłaty 250,00 zł")
+    assert values(text)["issuer"] == "Centrum Medyczne Zdrowa Rodzina Sp. z o.o."
+

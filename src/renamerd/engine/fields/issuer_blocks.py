@@ -78,7 +78,8 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str],
         if ((len(SEGMENT.findall(line.text)) >= 2 or _dashed_sender(line.text)
              or _comma_sender(doc, line) or _blurred_sender(doc, line))
                 and POSTCODE.search(line.text) and len(line.text) < 130
-                and line.index not in skip):
+                and line.index not in skip and not opens_with_known_label(line.text)):
+            # (a row of labelled dates is no sender line: "Data wystawienia: 12.10.2026 · ...")
             sender_line = line.index
             block_from(line.index + 1)
             break
