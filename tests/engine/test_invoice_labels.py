@@ -1331,9 +1331,9 @@ def test_a_title_beside_the_name_in_other_letters_is_cut_off(text: str, issuer: 
 
 @pytest.mark.parametrize("name", ["Quick Invoice", "SIMPLE INVOICE", "Invoice"])
 def test_a_title_in_the_names_own_letters_stays(name: str) -> None:
-    from renamerd.engine.fields.issuer import _before_title
+    from renamerd.engine.fields.issuer_cuts import before_title
 
-    assert _before_title(name, "en") == name
+    assert before_title(name, "en") == name
 
 
 @pytest.mark.parametrize("text, issuer", [

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.columns import before_known_label
-from renamerd.engine.fields.doctype import till_cues, type_compound, type_pattern
+from renamerd.engine.fields.doctype import till_cues, type_compound
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
@@ -31,6 +31,7 @@ from renamerd.engine.fields.issuer_blocks import (
     remittance_payee,
     stacked_headers,
 )
+from renamerd.engine.fields.issuer_cuts import before_title, cut_registration, despaced
 from renamerd.engine.fields.issuer_extent import (
     CONTINUED,
     name_extent,
@@ -95,8 +96,6 @@ _SECOND_LEVEL = frozenset({"com", "co", "org", "net", "gov", "govt", "edu", "ac"
 #: what parts a name from what follows on its line (a star only between words: "Name *
 #: Street", not "Razão Social: * Name")
 _SEPARATORS = re.compile(r"\s[·|•]\s|(?<=\w)\s\*\s(?=\w)|\s[-–]\s|,\s")
-#: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
-_LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
 #: a barcode's text as Code 39 prints it under the bars, between stars ("*26000730013333*")
 _CODE39 = re.compile(r"\s*\*(?=[^*]*\d)[0-9A-Z.$/+%-]{4,40}\*\s*")
 _DASH_BEFORE_LAST = re.compile(r"\s[-–|·]\s(?=\S+$)")
@@ -183,11 +182,6 @@ def _after_recipient_label(segment: str, name: str, language: str) -> bool:
         _recipient_before(language).search(fold(segment[:at])) is not None)
 
 
-def _despaced(text: str) -> str:
-    """`text`, or the word it prints letter-spaced ("R E W E" -> "REWE")."""
-    return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
-
-
 def _domains(doc: Doc, web_only: bool = False) -> list[str]:
     """The distinct e-mail/web domain names of the document (at most MAX_DOMAINS, in order);
     `web_only`: of its web addresses only ("www.", "http")."""
@@ -224,7 +218,7 @@ def _score_segment(ctx: Page, line: Line, text: str, seg_no: int,
     continue from the line above or below); the cleaned value and the vetoes; what speaks
     for it (position, legal form, capitals, kind of business, ids, repetition, domain);
     what speaks against it (penalties, cheapest first, stopping once too low)."""
-    cut = cut_registration(_despaced(text), ctx.registration)
+    cut = cut_registration(despaced(text), ctx.registration)
     if (cut is None or label_only(cut) or colon_below(ctx.doc, line) or made_with(cut)
             or mail_header(cut)):
         return None
@@ -286,26 +280,6 @@ def _without_store_number(ctx: Page, line: Line, value: str) -> str:
     return head
 
 
-#: a registration id after its label, then a blank ("CIF A41223344 ")
-_ID_THEN_BLANK = re.compile(r"[\s:.#]*\S*\d\S*\s+(?=[^\W\d_])")
-
-
-def cut_registration(text: str, registration: re.Pattern[str]) -> str | None:
-    """`text` up to a registration label ("ACME Ltd Company Reg. No 123" -> "ACME Ltd"), or
-    after the label and its id when a name with its legal form follows them (the customer's id
-    and the seller's name side by side: "CIF A41223344 Traducciones Núñez y Asociados, S.L.");
-    None when nothing is left."""
-    reg = registration.search(fold(text))
-    if reg is None:
-        return text
-    before = text[:reg.start()].rstrip(" (,;:-")
-    if before:
-        return before
-    after = _ID_THEN_BLANK.match(text, reg.end())
-    rest = text[after.end():] if after else ""
-    return rest if rest and legal_suffix(rest) is not None else None
-
-
 def _blank_if_digits(match: re.Match[str]) -> str:
     return " " if _RX1D.search(match.group(0)) else match.group(0)
 
@@ -352,7 +326,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
             wanted -= body
             break
         # a registration number in brackets ("ACME SDN BHD (12345-X)") is not debris
-        bare = without_branch(without_phone(_despaced(BRACKETED.sub(_blank_if_digits,
+        bare = without_branch(without_phone(despaced(BRACKETED.sub(_blank_if_digits,
                                                                     ln.text))))
         if ln.index not in skip and (not garbage(bare) or short_name(bare.strip())):
             rank[ln.index] = len(rank)
@@ -436,7 +410,7 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         segment = team
     elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
         ctx.noticed.add((line.index, seg_no))
-    segment = without_recipient_heading(_before_title(segment, ctx.language), ctx.language)
+    segment = without_recipient_heading(before_title(segment, ctx.language), ctx.language)
     segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
     if seg_no == 0 and ":" in segment:
         segment = before_known_label(segment)
@@ -460,41 +434,6 @@ def _without_buyer(ctx: Page, segment: str) -> str:
     for buyer in ctx.buyers:
         if segment.endswith(" " + buyer):
             return segment[:-len(buyer)].rstrip(" ,")
-    return segment
-
-
-#: what follows a document's title ending a line: its number ("INVOICE #5371", "Rechnung
-#: Nr. 17"), nothing else
-_TITLE_TAIL = re.compile(r"\s*(?:[:#]|no\.?|nr\.?|n[°º]\.?)?\s*[\w/.-]*\d[\w/.-]*\s*")
-
-
-#: a word in capitals ending a text right after another word's small letter ("LdFATURA")
-_GLUED_CAPITALS = re.compile(r"(?<=[^\W\d_])[^\W\d_a-zß-ÿ]{5,}$")
-
-
-def _before_title(segment: str, language: str) -> str:
-    """The name before a document's title and number sharing its line ("Epic Dental Lab
-    INVOICE #5371" -> "Epic Dental Lab"); `segment` as it is otherwise (also when the title
-    opens it: "Tax Invoice No 12" is all title). A title in capitals OCR glued to the last
-    word of a name of several ("Unipessoal LdFATURA") is cut off too ("SmartINVOICE" stays),
-    and so is a title ending the line in other letters than the name's, as a logo and a heading
-    side by side are read ("ÅNGSTRÖM MÅLERI Faktura", "Epic Dental Lab INVOICE")."""
-    glued = _GLUED_CAPITALS.search(segment)
-    if (glued and segment[glued.start() - 1].islower() and " " in segment[:glued.start()]
-            and type_pattern(language).fullmatch(fold(glued.group(0)))):
-        return segment[:glued.start()]
-    name, _, last = segment.rpartition(" ")
-    if (len(last) >= 5 and sum(ch.isalpha() for ch in name) >= 3 and last.isalpha()
-            and name.isupper() != last.isupper() and any(ch.islower() for ch in name + last)
-            and type_pattern(language).fullmatch(fold(last))):
-        return name.rstrip(" -–|:")
-    if len(segment) > 80 or not any(ch.isdigit() for ch in segment):
-        return segment
-    folded = fold(segment)
-    for m in type_pattern(language).finditer(folded):
-        if (len(m.group(0)) >= 5 and (m.start() == 0 or folded[m.start() - 1].isspace())
-                and _TITLE_TAIL.fullmatch(folded, m.end())):
-            return segment[:m.start()].rstrip(" -–|:") if m.start() >= 3 else segment
     return segment
 
 
