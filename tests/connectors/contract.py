@@ -48,6 +48,7 @@ from renamerd.connectors import (
     Connector,
     NotFound,
     RemoteFile,
+    SupportsRemoveEmptyFolder,
     TooLarge,
     free_name,
     join_path,
@@ -340,6 +341,22 @@ class ConnectorContract:
         if h.connector.case_insensitive:
             assert h.connector.ensure_folder(p(h, "lib/TAXES")) == fid
             assert h.listing(p(h, "lib")) == ["Taxes"]
+
+    def test_remove_empty_folder_where_offered_removes_nothing_else(self, harness: Harness
+                                                                      ) -> None:
+        h = harness
+        if not isinstance(h.connector, SupportsRemoveEmptyFolder):
+            # cloud drives delete a folder with its contents: a check first could lose a file
+            assert h.connector.provider not in ("local", "memory")
+            return
+        h.connector.ensure_folder(p(h, "lib/2024/empty"))
+        h.put(p(h, "lib/2024/kept.pdf"), b"x")
+        assert h.connector.remove_empty_folder(p(h, "lib/2024")) is False
+        assert h.connector.remove_empty_folder(p(h, "lib/2024/kept.pdf")) is False
+        assert h.connector.remove_empty_folder(p(h, "lib/2024/empty")) is True
+        assert h.listing(p(h, "lib/2024")) == ["kept.pdf"]
+        assert h.connector.remove_empty_folder(p(h, "lib/2024/empty")) is False  # gone
+        assert h.read(p(h, "lib/2024/kept.pdf")) == b"x"
 
     # ---- move
 

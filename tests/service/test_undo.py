@@ -19,7 +19,7 @@ from renamerd.runtime.job_actions import job_actions
 from renamerd.runtime.worker import ConnectorPool, Worker
 from renamerd.service import jobs as J
 from renamerd.service.accounts import Accounts
-from renamerd.service.undo import JobActionError
+from renamerd.service.undo import JobActionError, emptied_folders
 from renamerd.storage.database import Database
 from renamerd_connectors import memory
 
@@ -154,6 +154,36 @@ def test_undo_puts_the_file_back_and_the_daemon_leaves_it_alone(rig: Rig) -> Non
     assert Accounts(rig.db, rig.settings).credits.balance(rig.owner) == balance  # no refund
     with pytest.raises(JobActionError, match=f"^job {job_id} is already undone$"):
         actions.undo(rig.owner, job_id)
+
+
+def test_undo_removes_the_folders_it_emptied_where_the_drive_can_do_so_safely(rig: Rig) -> None:
+    kept = _renamed_job(rig, "kept.pdf")
+    (folder,) = rig.drive.listing(rig.drive.library)  # the year, holding the type's folder
+    rig.drive.put(f"{rig.drive.library}/{folder}/notes.txt", b"mine")
+    actions = job_actions(rig.settings, rig.db)
+    actions.undo(rig.owner, kept)
+    year = rig.drive.listing(f"{rig.drive.library}/{folder}")
+    if rig.drive.provider == "dropbox":  # deletes a folder with its contents: never asked to
+        assert len(year) == 2 and "notes.txt" in year
+    else:  # the type's folder went; the year's stays for the file in it, and the target
+        assert year == ["notes.txt"]
+    rig.drive.put(f"{rig.drive.inbox}/gone.pdf", doc("2023-05-02", "ACME"))
+    assert rig.poll() == 1 and rig.run_all() == [J.DONE]
+    gone = next(j for j in rig.queue.find(state=J.DONE) if j.name == "gone.pdf")
+    actions.undo(rig.owner, int(gone.id or 0))
+    assert "2023" not in rig.drive.listing(rig.drive.library) or rig.drive.provider == "dropbox"
+    assert folder in rig.drive.listing(rig.drive.library)
+
+
+def test_the_folders_an_undone_move_emptied_stop_at_the_target_and_the_old_folder() -> None:
+    assert emptied_folders("/lib/2024/invoice/a.pdf", "/inbox/a.pdf", "/lib") == [
+        "/lib/2024/invoice", "/lib/2024"]
+    assert emptied_folders("/lib/2024/a.pdf", "/inbox/a.pdf", "/lib/") == ["/lib/2024"]
+    assert emptied_folders("/in/2024/invoice/a.pdf", "/in/2024/a.pdf", "/in") == [
+        "/in/2024/invoice"]  # the file is back in 2024
+    assert emptied_folders("/lib/a.pdf", "/in/a.pdf", "/lib") == []
+    assert emptied_folders("/library/2024/a.pdf", "/in/a.pdf", "/lib") == []
+    assert emptied_folders("/2024/x/a.pdf", "/in/a.pdf", "/") == ["/2024/x", "/2024"]
 
 
 def test_rename_again_files_it_anew_without_a_second_charge(rig: Rig) -> None:

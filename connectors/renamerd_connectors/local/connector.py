@@ -187,6 +187,15 @@ class LocalConnector:
             raise ConnectorError(f"cannot create {path}: {err.strerror}") from err
         return path
 
+    def remove_empty_folder(self, path: str) -> bool:
+        """See `SupportsRemoveEmptyFolder`: one rmdir(2), which refuses a folder holding
+        anything (hidden files too) and a link."""
+        try:
+            os.rmdir(norm(path))
+        except OSError:
+            return False
+        return True
+
     def move(self, file_id: str, folder_id: str, name: str) -> RemoteFile:
         """See `Connector.move`. Never overwrites (Conflict); a repeat is a no-op; a move
         interrupted between link and unlink is completed by repeating it (see `moves.py`)."""

@@ -134,6 +134,17 @@ class MemoryConnector:
         self._call("ensure_folder")
         return self.drive.mkdir(path).id
 
+    def remove_empty_folder(self, path: str) -> bool:
+        """See `SupportsRemoveEmptyFolder`. One API call."""
+        self._call("remove_empty_folder")
+        with self.drive._lock:
+            node = self.drive.lookup(path)
+            if node is None or not node.folder or node.parent is None \
+                    or self.drive._children[node.id]:
+                return False
+            self.drive.delete(path)
+            return True
+
     def move(self, file_id: str, folder_id: str, name: str) -> RemoteFile:
         """See `Connector.move`. Never overwrites (Conflict); a repeat is a no-op."""
         self._call("move")

@@ -16,6 +16,7 @@ from renamerd.connectors.protocol import (
     NotFound,
     RemoteFile,
     SupportsConnectFlow,
+    SupportsRemoveEmptyFolder,
     SupportsWaitForChanges,
     TooLarge,
     TransientError,
@@ -30,7 +31,8 @@ from renamerd.connectors.registry import (
 
 __all__ = [
     "AuthError", "Changes", "ConfigError", "Conflict", "Connector", "ConnectorError", "NotFound",
-    "Pacer", "RemoteFile", "SupportsConnectFlow", "SupportsWaitForChanges", "TooLarge",
-    "TransientError", "available_providers", "free_name", "iter_chunks", "join_path",
+    "Pacer", "RemoteFile", "SupportsConnectFlow", "SupportsRemoveEmptyFolder",
+    "SupportsWaitForChanges", "TooLarge", "TransientError", "available_providers", "free_name",
+    "iter_chunks", "join_path",
     "load_connector", "open_connector", "resolve_options", "resolve_secret", "split_name",
 ]

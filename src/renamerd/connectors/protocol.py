@@ -180,6 +180,21 @@ class SupportsConnectFlow(Protocol):
 
 
 @runtime_checkable
+class SupportsRemoveEmptyFolder(Protocol):
+    """Optional: a connector that can remove a folder only if it is empty, in one step.
+
+    Cloud providers delete folders with everything in them, so a check before the delete could
+    lose a file that arrives between the two: those connectors leave this out, and Undo leaves
+    the folders it emptied there.
+    """
+
+    def remove_empty_folder(self, path: str) -> bool:
+        """Remove the folder at `path` if it holds nothing; True when removed. False when it
+        holds anything, is gone or is no folder. Never removes a file. Safe to repeat."""
+        ...
+
+
+@runtime_checkable
 class SupportsWaitForChanges(Protocol):
     """Optional: a connector that can block until its provider signals news (Dropbox longpoll)."""
 

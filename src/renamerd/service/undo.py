@@ -3,7 +3,11 @@
 
 **Undo** moves a done job's file back to its original folder and name through the connection's
 connector (never overwriting), then marks the journal entry undone and the job `undone`, in one
-transaction. The daemon leaves the file alone afterwards: a job is unique per (connection, file
+transaction. The folders the move left empty below the connection's target (`2024/invoice`)
+are removed where the connector can remove a folder only if it is empty
+(`SupportsRemoveEmptyFolder`: local folders); on cloud drives they stay.
+
+The daemon leaves the file alone afterwards: a job is unique per (connection, file
 id, revision) and a move keeps the revision on every provider (Drive md5/headRevisionId, Dropbox
 content_hash, Graph cTag, local size+mtime) and the id on providers with stable ids; on path-id
 providers (local) the file is back at the path that was its id. So the next poll that sees it
@@ -21,6 +25,7 @@ Every operation is scoped to the owner: another user's job is `JobNotFound`, and
 from __future__ import annotations
 
 import logging
+import posixpath
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -29,8 +34,9 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from renamerd.config import Settings
-from renamerd.connectors import Connector, ConnectorError
+from renamerd.connectors import Connector, ConnectorError, SupportsRemoveEmptyFolder
 from renamerd.service import jobs as J
+from renamerd.service.connections import all_connections
 from renamerd.service.job_views import JobView, JobViews
 from renamerd.service.journal import Journal, UndoError
 from renamerd.storage.database import Database
@@ -73,6 +79,7 @@ class JobActions:
         try:
             with self.open_connector(job.connection) as connector:
                 self._move_back(job, entry, connector)
+                self._remove_emptied(job.connection, entry, connector)
         except KeyError as err:
             raise JobActionError(f"connection {job.connection!r} is not configured") from err
         except UndoError as err:
@@ -95,6 +102,23 @@ class JobActions:
             back = connector.stat_path(entry.old_path)
             if back is None or back.revision != job.revision:
                 raise
+
+    def _remove_emptied(self, connection: str, entry: JournalEntry, connector: Connector) -> None:
+        """Remove the folders below the connection's target that the move back emptied; a
+        folder still holding anything, and every error, ends the walk (the undo is done)."""
+        if not isinstance(connector, SupportsRemoveEmptyFolder):
+            return
+        root = next((c.target_root for c in all_connections(self.settings, self.db, unset=True)
+                     if c.name == connection), None)
+        if root is None:
+            return
+        for folder in emptied_folders(entry.new_path, entry.old_path, root):
+            try:
+                if not connector.remove_empty_folder(folder):
+                    return
+            except ConnectorError as err:
+                log.info("undo: left folder %s: %s", folder, err)
+                return
 
     def _mark_undone(self, job: Job, entry: JournalEntry) -> None:
         now = self.now()
@@ -138,3 +162,17 @@ class JobActions:
         except ValueError as err:
             raise JobActionError(str(err)) from err
         return self.views.get(owner_id, job_id)
+
+
+def emptied_folders(new_path: str, old_path: str, root: str) -> list[str]:
+    """The folders an undone move may have emptied, deepest first: those holding `new_path`
+    strictly below `root` that do not hold `old_path` (the file is back there). Pure."""
+    root = root.rstrip("/") or "/"
+    out = []
+    folder = posixpath.dirname(new_path)
+    while folder.startswith(root.rstrip("/") + "/") and folder != root:
+        if (old_path + "/").startswith(folder.rstrip("/") + "/"):
+            break
+        out.append(folder)
+        folder = posixpath.dirname(folder)
+    return out
