@@ -13,7 +13,12 @@ from typing import Any
 
 from renamerd.engine.fields.amounts import total_amount
 from renamerd.engine.fields.dates import best_date, infer_day_first
-from renamerd.engine.fields.doctype import guess_type, type_confidence, with_due_date
+from renamerd.engine.fields.doctype import (
+    guess_type,
+    type_confidence,
+    with_due_date,
+    with_own_number,
+)
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates, issuer_confidence
 from renamerd.engine.fields.numbers import ORDER_NUMBERED, invoice_numbers, number_confidence
@@ -96,6 +101,9 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     guess = guess_type(doc, language)
     if guess.value == "receipt":
         guess = with_due_date(guess, any(d.label_kind == "due_date" for d in dates))
+    numbers = invoice_numbers(doc, language)
+    own = next((c for c in numbers if not c.order), None)
+    guess = with_own_number(guess, own.label if own else "", language)
     result.values["document_type"] = guess.value
     result.confidence["document_type"] = type_confidence(guess)
     if guess.evidence:
@@ -119,7 +127,6 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
                                         ", ".join(top_i.reasons) or "best line",
                                         round(top_i.score, 2)))
 
-    numbers = invoice_numbers(doc, language)
     if guess.value not in ORDER_NUMBERED:
         numbers = [c for c in numbers if not c.order]
     if numbers:

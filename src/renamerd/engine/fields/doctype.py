@@ -33,6 +33,11 @@ PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "p
 #: "Order No.", "Bestell-Datum"): a reference, not this document's type
 _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha)"
                         r"(?![^\W\d_])")
+#: what precedes a type word that names another document's number, in the languages that
+#: write the number first ("Nº de contrato", "Numéro de commande", "n.º do contrato",
+#: "Numero contratto", "Číslo smlouvy"), up to the type word
+_REFERENCE_BEFORE = re.compile(r"(?<![^\W\d_])(?:n[°o]|n\.o|nr|numero|cislo)\.?\s*"
+                               r"(?:(?:de|del|do|da|du|della|dello)\s+(?:la\s+)?|d')?$")
 #: "receipt" meaning the goods' or the bill's arrival, a payment term ("Due on Receipt",
 #: "payable upon receipt", "date of receipt"): no type
 _ARRIVAL = re.compile(r"(?:\b(?:on|upon|after|of)\s+)$")
@@ -247,7 +252,7 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
         weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:
         weight *= 0.5
-    if _REFERENCE.match(text, m.end()):
+    if _REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start()):
         weight *= 0.25  # another document's number or date
     elif _AMOUNT_COLUMN.match(text, m.end()):
         weight *= 0.25
@@ -263,6 +268,25 @@ def with_due_date(guess: TypeGuess, due: bool) -> TypeGuess:
         return guess
     return TypeGuess("invoice", guess.scores["invoice"], guess.scores,
                      "type keyword and a due date")
+
+
+#: the types whose own number a document's number label may name
+_NUMBERED_TYPES = ("invoice", "credit_note", "quote")
+
+
+def with_own_number(guess: TypeGuess, label: str, language: str) -> TypeGuess:
+    """`guess`, or the type that the label of the document's own number names ("Bill
+    number", "Nº de factura") when no title or heading named one: a bill whose only type
+    words are its labels, beside a credit agreement in its small print. A till slip's type
+    stands (its "Invoice No" is a till's count)."""
+    if guess.score >= WEAK_TYPE_SCORE or guess.value == "receipt" or not label:
+        return guess
+    pattern, kinds = _patterns(language)
+    m = pattern.search(fold(label))
+    kind = kinds[_RX0.sub(" ", m.group(0))][0] if m else None
+    if kind not in _NUMBERED_TYPES or kind == guess.value:
+        return guess
+    return TypeGuess(kind, guess.score, guess.scores, f"the document's number: {label}")
 
 
 def _till_cues_needed(cues: set[str], addressed: bool) -> int:
