@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from renamerd.engine.fields.columns import before_known_label
 from renamerd.engine.fields.doctype import till_cues, type_compound
@@ -35,6 +36,7 @@ from renamerd.engine.fields.issuer_cuts import before_title, cut_registration, d
 from renamerd.engine.fields.issuer_extent import (
     CONTINUED,
     name_extent,
+    name_from_above,
     name_goes_on,
     unclosed,
     without_bracketed_number,
@@ -360,7 +362,7 @@ def issuer_candidates(doc: Doc, language: str) -> list[IssuerCandidate]:
         candidates.insert(0, IssuerCandidate(
             domains[0].replace("-", " ").title(), doc.lines[0],
             max([0.5, *(c.score + 0.1 for c in candidates[:1])]), ("e-mail/web domain only",)))
-    return _brand_first(ctx, _whole_name_first(candidates))
+    return _wordmark_joined(ctx, _brand_first(ctx, _whole_name_first(candidates)))
 
 
 def _weak_everywhere(ctx: Page, cands: list[IssuerCandidate]) -> bool:
@@ -410,6 +412,8 @@ def _name_in(ctx: Page, line: Line, segment: str, seg_no: int, last: bool) -> st
         segment = team
     elif copyright_notice(segment):  # "© 1996-2023, Amazon.com, Inc."
         ctx.noticed.add((line.index, seg_no))
+    elif seg_no == 0:
+        segment = name_from_above(ctx, line, segment)
     segment = without_recipient_heading(before_title(segment, ctx.language), ctx.language)
     segment = _after_seller_label(ctx, line, segment, seg_no, ctx.language)
     if seg_no == 0 and ":" in segment:
@@ -460,16 +464,52 @@ def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidat
 def _whole_name_first(cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
     """`cands` with the best one's whole name first when a candidate as good, a few lines
     below, starts with it: a logo read one word a line ("WHOLE" / "FOODS" / "WHOLE FOODS
-    MARKET - WESTPORT")."""
+    MARKET - WESTPORT"); nearly as good when its first words are the logo's."""
     if len(cands) < 2:
         return cands
     top = cands[0]
     start = key(top.value)
     for cand in cands[1:3]:
-        if (cand.score >= top.score and 0 < cand.line.index - top.line.index <= 3
+        if (0 < cand.line.index - top.line.index <= 3
                 and len(start) >= 3 and key(cand.value).startswith(start)
-                and len(cand.value) > len(top.value)):
+                and len(cand.value) > len(top.value)
+                and (cand.score >= top.score or (cand.score >= top.score - 2.0
+                                                 and _opens_with(cand.value, start)))):
             return [cand, *(c for c in cands if c is not cand)]
+    return cands
+
+
+def _opens_with(name: str, letters: str) -> bool:
+    """`name`'s first words spell `letters` (a key) and more words than a legal form follow:
+    a logo above its name, kerned or spaced apart ("KAV YA" / "Kavya Print Solutions"), not a
+    word that begins another, nor the brand's own legal entity ("banh mi cafe sdn bhd")."""
+    form = legal_suffix(name)
+    if form is not None and key(name[:form.start()]) == letters:
+        return False
+    words = name.split()
+    return any(key(" ".join(words[:n])) == letters for n in range(1, min(3, len(words)) + 1))
+
+
+def _wordmark_joined(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
+    """`cands` with a wordmark wrapped over the letterhead's first two lines joined first
+    ("Pinecrest" / "Outfitters", "H O T E L L" / "STRANDVIK"): the best one is the whole first
+    line of the letterhead, a word or two without digits or legal form, and a candidate is the
+    whole next line, one word."""
+    if len(cands) < 2 or ctx.rank.get(cands[0].line.index) != 0:
+        return cands
+    top = cands[0]
+    if (len(top.value.split()) > 2 or legal_suffix(top.value) is not None
+            or key(top.value) != key(top.line.text) or any(map(str.isdigit, top.value))):
+        return cands
+    for cand in cands[1:4]:
+        if (cand.line.index == top.line.index + 1 and ctx.rank.get(cand.line.index) == 1
+                and " " not in cand.value.strip() and key(cand.value) == key(cand.line.text)
+                and not any(map(str.isdigit, cand.value))
+                # (not the logo read again: "REWE" / "R E U E")
+                and SequenceMatcher(None, key(top.value), key(cand.value)).ratio() < 0.6):
+            whole = IssuerCandidate(f"{top.value} {cand.value}", top.line, top.score,
+                                    (*top.reasons, "wordmark over two lines"))
+            return [whole, *(c for c in cands if c is not cand)]
     return cands
 
 

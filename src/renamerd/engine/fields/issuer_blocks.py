@@ -25,8 +25,10 @@ from renamerd.engine.lexicon import alternation, common, fold, load
 _COMMA_SENDER = re.compile(r"[^,\d][^,]{2,40}, [^,]{3,40}, (?:[A-Z]{1,2}-)?\d{4,5} [^,\d]{2,30}")
 #: a person's attention line, under the company that is addressed ("Attn:", "z. Hd.")
 _ATTENTION = re.compile(r"[\s|*]*(?:attn|attention|z\.\s?hd|zu handen|a l'attention|t\.a\.v\.)")
-#: a form of address alone on its line, over the addressee's name ("Herrn", "Firma")
-_FORM_ALONE = re.compile(r"herrn?|frau|firma|mme|mlle|m\.")
+#: a form of address alone on its line, over the addressee's name ("Herrn", "Firma",
+#: Portugal's "Exmos. Senhores", Italy's "Spett.le")
+_FORM_ALONE = re.compile(r"herrn?|frau|firma|mme|mlle|m\.|exm[oa]s?\.?(?: senhor(?:es|as?)?)?|"
+                         r"spett\.?(?:le)?")
 #: a town and its postcode after it ("Jakarta 10207", "Milano 20121")
 _TOWN_POSTCODE = re.compile(r"[^\W\d_][^\d]{1,30} \d{4,6}")
 #: a line opening with a postcode and a town ("10117 Berlin", "D-80331 München")

@@ -9,13 +9,16 @@ from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.names import legal_suffix
 from renamerd.engine.lexicon import fold
 
-#: one word in capitals printed letter-spaced, as till slips print a shop's name ("R E W E")
-_LETTER_SPACED = re.compile(r"(?:[A-ZÄÖÜ] ){2,}[A-ZÄÖÜ]")
+#: one word in capitals printed letter-spaced, as till slips and logos print a shop's name
+#: ("R E W E", "K Ō W H A I"): a quick test, then each letter is looked at
+_LETTER_SPACED = re.compile(r"(?:[^\W\d_] ){2,}[^\W\d_]")
 
 
 def despaced(text: str) -> str:
-    """`text`, or the word it prints letter-spaced ("R E W E" -> "REWE")."""
-    return text.replace(" ", "") if _LETTER_SPACED.fullmatch(text) else text
+    """`text`, or the word it prints letter-spaced in capitals ("R E W E" -> "REWE")."""
+    if _LETTER_SPACED.fullmatch(text) and text.isupper():
+        return text.replace(" ", "")
+    return text
 
 
 #: a registration id after its label, then a blank ("CIF A41223344 ")
@@ -53,14 +56,17 @@ def before_title(segment: str, language: str) -> str:
     opens it: "Tax Invoice No 12" is all title). A title in capitals OCR glued to the last
     word of a name of several ("Unipessoal LdFATURA") is cut off too ("SmartINVOICE" stays),
     and so is a title ending the line in other letters than the name's, as a logo and a heading
-    side by side are read ("ÅNGSTRÖM MÅLERI Faktura", "Epic Dental Lab INVOICE")."""
+    side by side are read ("ÅNGSTRÖM MÅLERI Faktura", "Epic Dental Lab INVOICE"), or in the
+    same letters after a name of two words or more without a type word ("PLOMBERIE MARTIN
+    FACTURE", "Tassar & Trim Kvitto")."""
     glued = _GLUED_CAPITALS.search(segment)
     if (glued and segment[glued.start() - 1].islower() and " " in segment[:glued.start()]
             and type_pattern(language).fullmatch(fold(glued.group(0)))):
         return segment[:glued.start()]
     name, _, last = segment.rpartition(" ")
     if (len(last) >= 5 and sum(ch.isalpha() for ch in name) >= 3 and last.isalpha()
-            and name.isupper() != last.isupper() and any(ch.islower() for ch in name + last)
+            and (name.isupper() != last.isupper() and any(ch.islower() for ch in name + last)
+                 or len(name.split()) >= 2 and not type_pattern(language).search(fold(name)))
             and type_pattern(language).fullmatch(fold(last))):
         return name.rstrip(" -–|:")
     if len(segment) > 80 or not any(ch.isdigit() for ch in segment):

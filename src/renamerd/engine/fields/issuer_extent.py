@@ -11,6 +11,7 @@ import functools
 import re
 
 from renamerd.engine.fields.document import Doc, Line
+from renamerd.engine.fields.issuer_cuts import despaced
 from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page
 from renamerd.engine.fields.names import (
     PREFIX_FORMS,
@@ -246,8 +247,10 @@ def unclosed(text: str) -> bool:
     return text.count("(") > text.count(")")
 
 
-def plausible_name_line(line: Line, vocab: re.Pattern[str]) -> bool:
-    text = line.text
+def plausible_name_line(line: Line, vocab: re.Pattern[str], text: str = "") -> bool:
+    """`line` (or `text`, as its words are meant: a letter-spaced word despaced) may be a
+    name's line: mostly capitalised words, few digits, no type word, no address."""
+    text = text or line.text
     words = [w for w in text.split() if w[:1].isalpha()]
     if not words or sum(1 for w in words if w[0].islower()) * 2 > len(words):
         return False
@@ -268,3 +271,24 @@ def name_goes_on(doc: Doc, line: Line) -> str:
             or not (business_words().search(fold(below)) or legal_suffix(below))):
         return ""
     return " " + below
+
+
+#: words that join a name's parts and never open one, opening a line that goes on with a
+#: capital: the name began on the line above ("R E N T" / "& KLART ApS", "Pasticceria Dolce
+#: Vita" / "di Rossi Giulia – Corso San Maurizio 47/B")
+_OPENS_JOINED = frozenset({"&", "di", "del", "della", "und", "and", "et", "og", "och", "ve",
+                           "y", "of"})
+
+
+def name_from_above(ctx: Page, line: Line, segment: str) -> str:
+    """`segment` (a line's first) with the name's first words from the line above when it
+    opens with a joining word; as it is otherwise."""
+    first, _, rest = segment.lstrip().partition(" ")
+    if (first not in _OPENS_JOINED or not rest[:1].isupper() or line.index == 0
+            or line.index - 1 in ctx.skip):
+        return segment
+    above = ctx.doc.lines[line.index - 1]
+    text = despaced(above.text.strip())
+    if not plausible_name_line(above, ctx.vocab, text) or legal_suffix(text) is not None:
+        return segment
+    return f"{text} {segment.lstrip()}"

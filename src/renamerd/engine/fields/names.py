@@ -24,7 +24,7 @@ _COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-�
 #: legal forms written before the name (Indonesia, Korea, Latvia, Lithuania: "SIA PARAUGS";
 #: after it too: "Stuart Energy, UAB")
 PREFIX_FORMS = frozenset({"PT", "PT.", "CV", "CV.", "주식회사", "(주)", "㈜", "유한회사",
-                          "SIA", "UAB"})
+                          "SIA", "UAB", "SARL", "EURL", "SASU"})
 
 
 _INSENSITIVE = {"gmbh", "ltd", "ltd.", "llc", "sarl", "inc", "inc.", "ltda", "lda", "plc", "bhd",

@@ -1,0 +1,126 @@
+"""Letterheads as billing software, office templates and logos print them: a wordmark wrapped
+over two lines or spaced apart, a name going on from the line above, a title beside the
+name, a French company's form before its name; and the type a bill's own number names."""
+
+from __future__ import annotations
+
+import pytest
+
+from renamerd.engine.fields import extract
+
+
+def values(text: str) -> dict[str, object]:
+    return extract([text]).values
+
+
+@pytest.mark.parametrize("text, issuer", [
+    # a shop's wordmark over two lines, its address below
+    ("Pinecrest\nOutfitters\n412 Alder St, Bend, OR 97701\n(541) 555-0148\nINVOICE #\n"
+     "100238471\nINVOICE DATE\nMarch 14, 2026\nBILL TO\nJordan Reyes\n88 Elm Ave\n"
+     "Madison, WI 53711\nTotal $231.36", "Pinecrest Outfitters"),
+    # a hotel's spaced-out kind of business over its name, its company in the footer
+    ("H O T E L L\nSTRANDVIK\nSALTSJÖBADEN\nGäst:\nOskar Lindqvist\nBrännkyrkagatan 63\n"
+     "118 22 Stockholm\nFakturanummer F-104882\nFakturadatum 2026-06-14\nTotalt 7 616,00\n"
+     "Strandvik Hotelldrift AB · Strandvägen 2, 133 35 Saltsjöbaden · Org.nr 556812-4470",
+     "HOTELL STRANDVIK"),
+    # a spaced logo in any script's capitals, the company's name beside a seller's label
+    ("K Ō W H A I\nJOINERY\nTAX INVOICE\nTamaki Property Trust\nAttention: Hemi Walker\n"
+     "PO Box 55 218\nAuckland 1071\nInvoice Date\n12 Mar 2026\nInvoice Number\nINV-0392\n"
+     "Total NZD 4,312.50\nPay to: Kōwhai Joinery Limited\nAccount 12-3140-0456789-00",
+     "KŌWHAI JOINERY"),
+])
+def test_a_wordmark_wrapped_over_the_letterheads_first_two_lines_is_one_name(
+        text: str, issuer: str) -> None:
+    assert values(text)["issuer"] == issuer
+
+
+def test_a_logo_read_again_is_not_a_second_word() -> None:
+    text = ("REWE\n\nR E U E\n**** Bilker Allee 57 ****\n**** 40219 Düsseldorf ****\n"
+            "EUR\nBANANE 1,29 B\nSUMME EUR 1,29\nBar EUR 5,00\nRückgeld EUR 3,71\n"
+            "04.12.2014 10:21 Bon-Nr.:1433")
+    assert values(text)["issuer"] == "REWE"
+
+
+def test_a_kerned_logo_above_the_whole_name_gives_way_to_it() -> None:
+    text = ("KAV YA\nKavya Print Solutions\nNo. 14, 2nd Cross, Wilson Garden\n"
+            "Bengaluru Karnataka 560027\nGSTIN 29AAKFK4821M1Z3\nTAX INVOICE\n# INV-000214\n"
+            "Bill To\nSahyadri Organics Pvt. Ltd.\nPlot 7, KIADB Industrial Area\n"
+            "Doddaballapur 561203 Karnataka\nInvoice Date : 17/01/2026\nTotal ₹52,580.80\n"
+            "For Kavya Print Solutions")
+    assert values(text)["issuer"] == "Kavya Print Solutions"
+
+
+def test_a_brand_above_its_own_legal_entity_keeps_the_brand() -> None:
+    text = ("Banh Mi CafE\nDimiliki: banh mi cafe sdn bhd 1110644-W\nNo. 1 Jalan Puteri 7/10\n"
+            "Bandar Puteri, 47100 Puchong\n(GST Reg. No : 000306700288)\nGUEST CHECK\n"
+            "29/10/2017 12:41\nTotal 22.00\nCash 50.00\nChange 28.00")
+    assert values(text)["issuer"] == "Banh Mi CafE"
+
+
+@pytest.mark.parametrize("text, issuer", [
+    # an ampersand opening the line: the name began on the spaced-out line above
+    ("R E N T\n& KLART ApS\nVesterbrogade 148, 1.\n1620 København V\nCVR-nr. 38472196\n"
+     "Advokatfirmaet Lund & Skov\nAtt.: Mette Skov\nGammel Kongevej 39\n1610 København V\n"
+     "Fakturanr. 4127\nFakturadato 28.02.2026\nI alt 12.500,00", "RENT & KLART ApS"),
+    # Italy's "di" (the owner) opening the sender's line under the shop's name
+    ("Pasticceria Dolce Vita\ndi Rossi Giulia – Corso San Maurizio 47/B – 10124 Torino\n"
+     "P.IVA 11478230017 – tel. 011 812 4470\nFATTURA N. 58 DEL 02/04/2026\nCLIENTE\n"
+     "Circolo Culturale Vanchiglia APS\nVia Guastalla 8/C – 10124 Torino\n"
+     "Totale € 614,00", "Pasticceria Dolce Vita di Rossi Giulia"),
+])
+def test_a_line_opening_with_a_joining_word_goes_on_from_the_name_above(text: str,
+                                                                       issuer: str) -> None:
+    assert values(text)["issuer"] == issuer
+
+
+@pytest.mark.parametrize("text, issuer", [
+    # a spreadsheet's name cell and title cell read as one line, in the same capitals
+    ("PLOMBERIE MARTIN FACTURE\nPlomberie – Chauffage – Dépannage\n"
+     "8 rue de la Ville-en-Bois, 44100 Nantes\nN° FACTURE DATE\nF2026-0087 18/03/2026\n"
+     "FACTURÉ À\nSCI Les Tilleuls\n22 boulevard Guist'hau\n44000 Nantes\nTotal TTC 1 204,94 €\n"
+     "SARL Plomberie Martin au capital de 8 000 € – RCS Nantes 523 418 907",
+     "PLOMBERIE MARTIN | SARL Plomberie Martin"),
+    ("Tassar & Trim Kvitto\nKvittonummer K 20416\nDatum 2026-03-02\nLinnea Holmqvist\n"
+     "Östra Ringvägen 22\n753 22 Uppsala\nAtt betala SEK 1 303,00", "Tassar & Trim"),
+])
+def test_a_title_after_a_name_in_the_same_letters_is_cut(text: str, issuer: str) -> None:
+    assert values(text)["issuer"] in issuer.split(" | ")
+
+
+def test_a_french_companys_form_before_its_name_and_its_capital_after_it() -> None:
+    text = ("FACTURE\nFacture n° F-2026-114\nDate : 12/05/2026\nClient :\nMme Odile Perrin\n"
+            "14 rue de Brest\n35000 Rennes\nDésignation Montant\nPose de placards 450,00 €\n"
+            "TVA 20 % 90,00 €\nTotal TTC 540,00 €\n"
+            "SARL Menuiserie Lebrun au capital de 10 000 € – RCS Rennes 812 334 551")
+    assert values(text)["issuer"] == "SARL Menuiserie Lebrun"
+
+
+def test_a_portuguese_form_of_address_opens_the_customers_block() -> None:
+    text = ("Fatura Joana Ferreira Design Gráfico\nRua de Cedofeita, 312\n4050-174 Porto\n"
+            "NIF 234 567 899\nExmos. Senhores\nCafé Majestoso, Lda.\nAv. dos Aliados, 58\n"
+            "4000-065 Porto\nPorto, 15 de janeiro de 2026\nFatura n.º FT 2026/12\n"
+            "Total 1.845,00 €\nJoana Ferreira\njoana@joanaferreira.pt")
+    assert values(text)["issuer"] != "Café Majestoso, Lda."
+
+
+@pytest.mark.parametrize("text", [
+    # a water bill without a title: its contract's number first, the invoice's below
+    "Aguas del\nValdeluz\nAtención al cliente 900 414 220\nAverías 24 h 900 414 221\n"
+    "www.aguasvaldeluz.es\nTitular Marina Echeverría Soto\nNº de contrato 100-2318-0045\n"
+    "Nº de cliente 3300912\nNº de factura FA26/0041187\nFecha de emisión 08/04/2026\n"
+    "Periodo facturado 05/01/2026 – 06/03/2026\nImporte total 48,20 €",
+    # a phone bill whose only type words are its labels, a credit agreement in small print
+    "kite mobile\nMs Priya Ramanathan\n42 Marlborough Road\nLeicester\nLE2 1GP\n"
+    "Account number 9920 1884 02\nBill number B0044817265\nBill date 21 Jan 2026\n"
+    "Your bill at a glance\nTotal £38.40\nDevice plan payments are provided under a "
+    "separate credit agreement (agreement no. DCA-552019-7).",
+])
+def test_a_bill_named_only_by_its_own_numbers_label_is_an_invoice(text: str) -> None:
+    assert values(text)["document_type"] == "invoice"
+
+
+def test_a_till_slips_invoice_number_leaves_it_a_receipt() -> None:
+    text = ("KEDAI MAKAN SRI MELAKA\nNo 12 Jalan Bunga\n75000 Melaka\nInvoice No: 104455\n"
+            "25/03/2018 13:02\nNASI LEMAK 2 7.00\nTEH TARIK 2 3.00\nTOTAL 10.00\n"
+            "CASH 20.00\nCHANGE 10.00\nTHANK YOU")
+    assert values(text)["document_type"] == "receipt"
