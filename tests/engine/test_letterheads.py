@@ -124,3 +124,33 @@ def test_a_till_slips_invoice_number_leaves_it_a_receipt() -> None:
             "25/03/2018 13:02\nNASI LEMAK 2 7.00\nTEH TARIK 2 3.00\nTOTAL 10.00\n"
             "CASH 20.00\nCHANGE 10.00\nTHANK YOU")
     assert values(text)["document_type"] == "receipt"
+
+
+def test_a_credit_notes_reference_to_our_invoice_over_two_lines_dates_another_document() -> None:
+    text = ("Ostwald Bürobedarf GmbH · Hafenstraße 21 · 28217 Bremen\n"
+            "Steuerberatung Kielmann & Partner mbB\nSchwachhauser Heerstraße 66\n28211 Bremen\n"
+            "Rechnungskorrektur (Gutschrift) GS-2026-0042\nGutschriftsbetrag -316,30 €\n"
+            "Gutschrift-Nr. GS-2026-0042\nDatum 26.02.2026\nzu Rechnung RE-2026-0187\n"
+            "vom 09.02.2026")
+    assert str(values(text)["date"]) == "2026-02-26"
+
+
+def test_a_date_after_due_in_a_payment_term_is_the_due_date() -> None:
+    text = ("Harper & Cole Consulting\n14 Castle Street\nShrewsbury\nSY1 2BQ\n"
+            "Mr James Whitfield\nMarcher Valley Foods Ltd\nShrewsbury\nSY1 3AF\n14th April 2026\n"
+            "INVOICE\nInvoice number: INV-0193\nTotal due £5,964.48\n"
+            "Payment terms: 30 days from date of invoice (due 14 May 2026).")
+    assert str(values(text)["date"]) == "2026-04-14"
+
+
+def test_a_number_shaped_like_a_date_after_its_own_numbers_word() -> None:
+    text = ("Poznań, dnia 30.04.2026 r.\nBiuro Tłumaczeń Anna Nowak\nul. Półwiejska 17/5\n"
+            "61-885 Poznań\nNabywca:\nWielkopolska Fundacja Rozwoju Kultury\n"
+            "ul. Święty Marcin 80/82\n61-809 Poznań\nFAKTURA nr 7/04/2026\n"
+            "Data sprzedaży: 24.04.2026\nRazem do zapłaty: 3 172,00 zł")
+    found = values(text)
+    assert found["invoice_number"] == "7/04/2026"
+    assert str(found["date"]) == "2026-04-30"
+    # a date on the line under a number's label is the next column's, not the number
+    text = "FAKTURA nr\n24.04.2026\nRazem do zapłaty: 3 172,00 zł"
+    assert values(text).get("invoice_number") != "24.04.2026"

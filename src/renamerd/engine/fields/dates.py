@@ -340,7 +340,10 @@ def _label_before(doc: Doc, cand: DateCandidate, language: str,
                                          language, pattern, kinds)
             return last.group(0), _unless_to_come(kind, prefix, last), 1.0
         words = _RX0.findall(gap)
-        if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap):
+        # (words in a bracket the date closes are an aside's own: "30 days from date of
+        # invoice (due 14 May 2026)")
+        aside = gap.count("(") > gap.count(")") and gap.rpartition("(")[2].strip()
+        if len(gap) <= 30 and len(words) <= 3 and not _RX1.search(gap) and not aside:
             if _another_documents().search(gap):
                 # "Date de facture associée", "Original invoice date": another document's
                 return last.group(0), "period", 0.6
@@ -450,9 +453,10 @@ def _before_connector(before: str, above: str | None, connector: str, kind: str,
             return earlier.group(0), earlier_kind, 1.0
     if invoice_number_label_at_end(before, language) or (
             above is not None and invoice_number_label_at_end(f"{above} {before}", language)):
-        if _ours_before().search(before):
+        if _ours_before().search(before if above is None else f"{above} {before}"):
             # "unserer Rechnung nc-5287300 vom 22.06.2026": a reminder's or a letter's words
-            # about an earlier document of the sender's
+            # about an earlier document of the sender's (also over two lines: "zu Rechnung
+            # RE-2026-0187" / "vom 09.02.2026")
             return connector, "period", 0.6
         return connector, "issue_date", 0.8
     return connector, kind, 1.0

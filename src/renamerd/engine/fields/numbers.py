@@ -190,6 +190,11 @@ def _house_number(folded: str) -> bool:
 _VALUE_BEFORE = re.compile(rf"{_CODE} ")
 
 
+#: a label ending in a number's own word ("faktura nr", "invoice no.", "n°", "#")
+_NUMBERS_WORD = re.compile(r"(?<![^\W\d_])(?:nr|no|n[°º]|number|nummer|numero|cislo|numara|nro)"
+                           r"\.?$|#$")
+
+
 def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     """Values following an invoice-number label (same line or the line below), best first."""
     pattern, strong, weak, orders = _number_labels(language)
@@ -229,8 +234,11 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if not vm:
                 continue
             value = vm.group(0).rstrip("./-_ ")
-            if not any(ch.isdigit() for ch in value) or date_cell(value):
+            if not any(ch.isdigit() for ch in value):
                 continue
+            if date_cell(value) and (source_line is not line or not _NUMBERS_WORD.search(label)):
+                continue  # (after a number's own word on its line, "FAKTURA nr 7/04/2026" is
+                # the seventh of April's invoices)
             if source_line.text[vm.end():vm.end() + 1] == ":":
                 continue  # another label, its letters misread ("S1ip: 0000000110..." for Slip)
             if _AMOUNT_AFTER.match(source_line.text, vm.end()):
