@@ -154,3 +154,24 @@ def test_a_number_shaped_like_a_date_after_its_own_numbers_word() -> None:
     # a date on the line under a number's label is the next column's, not the number
     text = "FAKTURA nr\n24.04.2026\nRazem do zapłaty: 3 172,00 zł"
     assert values(text).get("invoice_number") != "24.04.2026"
+
+
+def test_the_company_above_an_attention_line_in_any_words_is_the_customers() -> None:
+    text = ("Groenhof Tuinmeubelen B.V.\nt.a.v. Sanne de Vries\nIndustrieweg 17\n3861 RB Nijkerk\n"
+            "Lichtval Fotografie\nOudegracht 221\n3511 NH Utrecht\nstudio@lichtval.nl\n"
+            "KvK 84719263\nFactuur\nFactuurnummer 2026-0019\nFactuurdatum 19-02-2026\n"
+            "Totaal € 1.835,30")
+    assert values(text)["issuer"] == "Lichtval Fotografie"
+
+
+def test_an_address_under_the_title_without_contacts_is_the_customers_when_a_company_signs_the_footer(
+        ) -> None:
+    text = ("LASKU\nTietotoimisto Mäkelä & Härkönen Oy\nHämeenkatu 25 B\n33200 Tampere\n"
+            "Laskun päivämäärä 4.3.2026\nLaskun numero 2026-1187\nEräpäivä 18.3.2026\n"
+            "Kuvaus Määrä À-hinta Yhteensä\nPilvikäärme Pro -tilaus 8 19,00 € 152,00 €\n"
+            "Veroton 192,00 €\nALV 25,5 % 48,96 €\nYhteensä 240,96 €\n"
+            "Pilvikäärme Oy · Y-tunnus 3291847-6 · Itämerenkatu 11–13, 00180 Helsinki")
+    assert values(text)["issuer"] == "Pilvikäärme Oy"
+    # with the customer's block labelled elsewhere, the block under the title is the seller's
+    text = text.replace("Kuvaus", "Asiakas:\nMatti Virtanen\nKatu 1\n00100 Helsinki\nKuvaus")
+    assert values(text)["issuer"] == "Tietotoimisto Mäkelä & Härkönen Oy"

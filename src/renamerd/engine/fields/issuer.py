@@ -22,6 +22,7 @@ from renamerd.engine.fields.doctype import till_cues, type_compound
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_blocks import (
     SEGMENT,
+    address_under_title,
     customer_above_your_number,
     customer_in_second_column,
     customer_under_letterhead,
@@ -381,6 +382,7 @@ def _read_blocks(ctx: Page, rec: re.Pattern[str], language: str) -> None:
     title = next((ln.index for ln in doc.lines[:2] if _title_line(ln, ctx.vocab)), None)
     if title is not None:
         customer_under_title(ctx, title)
+        address_under_title(ctx, title)
     customer_under_letterhead(ctx, language)
     customer_above_your_number(ctx)
     customer_in_second_column(ctx, _recipient_before(language))

@@ -17,7 +17,7 @@ from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_labels import SALUTATION, find_label
 from renamerd.engine.fields.issuer_scores import Page, key
 from renamerd.engine.fields.names import legal_suffix
-from renamerd.engine.fields.places import POSTCODE, address
+from renamerd.engine.fields.places import PHONE, POSTCODE, address
 from renamerd.engine.lexicon import alternation, common, fold, load
 
 #: a sender line written with commas: a name, a street, a postcode and a town
@@ -67,6 +67,12 @@ def recipient_lines(doc: Doc, rec: re.Pattern[str],
             block_from(line.index if rest else line.index + 1)
             if line.index and _ATTENTION.match(line.folded):
                 skip.add(line.index - 1)  # the company above "Attn: Dana Kowalczyk"
+    # (an attention line in words no recipient's label holds: "t.a.v. Sanne de Vries" under
+    # the company addressed, its address below)
+    for line in doc.lines[1:20]:
+        if line.index not in skip and _ATTENTION.match(line.folded):
+            skip.add(line.index - 1)
+            block_from(line.index)
     # (an addressee's form of address opens an address block too: "M. Grégoire Lefèvre" /
     # "7, rue Mercière" / "69002 Lyon", "Herrn" / "DI Florian Größwang" / ... / "5020 Salzburg")
     for line in doc.lines[:20]:
@@ -246,6 +252,28 @@ def customer_under_title(ctx: Page, title: int) -> None:
     if any(POSTCODE.search(line.text) and line.index not in ctx.skip
            for line in lines[name + 3:name + 20]):
         ctx.skip.add(name)
+
+
+def address_under_title(ctx: Page, title: int) -> None:
+    """A name and its address right under the title ("LASKU" / "Tietotoimisto Mäkelä &
+    Härkönen Oy" / "Hämeenkatu 25 B" / "33200 Tampere"), the date's and number's labels
+    after it, with no phone, e-mail or registration of its own, on a page where no recipient's
+    block was found and a company signs the footer with its legal form and registration: the
+    customer's, where a window envelope shows it; the seller is the footer's."""
+    lines = ctx.doc.lines
+    first = title + 1
+    if ctx.skip or first + 3 >= len(lines) or any(map(str.isdigit, lines[first].text)):
+        return
+    end = next((j for j in range(first + 1, min(first + 5, len(lines)))
+                if POSTCODE.search(lines[j].text)), None)
+    if end is None or end + 1 >= len(lines) or not opens_with_known_label(lines[end + 1].text):
+        return
+    if any(PHONE.search(line.text) or "@" in line.text or ctx.registration.search(line.folded)
+           for line in lines[first:end + 1]):
+        return
+    if any(legal_suffix(line.text) is not None and ctx.registration.search(line.folded)
+           for line in lines[max(end + 4, len(lines) - 5):]):
+        ctx.skip.update(range(first, end + 1))
 
 
 def customer_under_letterhead(ctx: Page, language: str) -> None:
