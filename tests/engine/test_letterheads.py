@@ -175,3 +175,29 @@ def test_an_address_under_the_title_without_contacts_is_the_customers_when_a_com
     # with the customer's block labelled elsewhere, the block under the title is the seller's
     text = text.replace("Kuvaus", "Asiakas:\nMatti Virtanen\nKatu 1\n00100 Helsinki\nKuvaus")
     assert values(text)["issuer"] == "Tietotoimisto Mäkelä & Härkönen Oy"
+
+
+def test_a_series_code_and_a_number_in_groups_is_one_number() -> None:
+    text = ("Lumora Vertrieb GmbH · Postfach 10 22 31 · 44022 Dortmund\nFrau\nHenrike Wall\n"
+            "Am Krähenberg 17a\n58300 Wetter (Ruhr)\nKundennummer 4 711 082 936\n"
+            "Rechnungsnummer RE 2026 118 40573\nDatum 12.02.2026\nIhre Jahresabrechnung Strom")
+    assert values(text)["invoice_number"] == "RE 2026 118 40573"
+
+
+def test_a_quote_named_with_its_number_beside_an_invoices_title_is_a_reference() -> None:
+    text = ("REFORMAS HERMANOS GIL, S.L. FACTURA\nAvda. de la Cruz del Campo, 51 – 41005 Sevilla\n"
+            "Cliente: Comunidad de Propietarios Edif. Giralda IV Nº Factura: A-2026-112\n"
+            "CIF: H41538215 Fecha: 27/01/2026\n"
+            "Dirección: C/ Luis Montoto, 118 Presupuesto: P-2025-398\n41018 Sevilla\n"
+            "Base imponible 2.585,00 €\nTotal 3.127,85 €")
+    assert values(text)["document_type"] == "invoice"
+
+
+def test_nothing_paid_yet_is_no_receipt() -> None:
+    text = ("Maple & Finch Design\n(604) 555-0127\n311 Water Street, Unit 5\n"
+            "Vancouver, BC V6B 1B8\nBilled To\nOakline Provisions Inc.\n88 East 1st Avenue\n"
+            "Vancouver, BC V5T 1A1\nDate of Issue\n01/28/2026\nInvoice Number\n0000183\n"
+            "Subtotal $5,120.00\nTotal $5,785.60\nAmount Paid 0.00\nAmount Due (CAD) $5,785.60")
+    assert values(text)["document_type"] == "invoice"
+    assert values(text.replace("Amount Paid 0.00", "Amount Paid $5,785.60"))[
+        "document_type"] == "receipt"

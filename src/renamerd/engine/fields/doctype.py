@@ -38,6 +38,8 @@ _REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date
 #: "Numero contratto", "Číslo smlouvy"), up to the type word
 _REFERENCE_BEFORE = re.compile(r"(?<![^\W\d_])(?:n[°o]|n\.o|nr|numero|cislo)\.?\s*"
                                r"(?:(?:de|del|do|da|du|della|dello)\s+(?:la\s+)?|d')?$")
+#: a zero amount after a receipt's words ("Amount Paid 0.00", "Paid: $0.00")
+_NOTHING = re.compile(r"\s*:?\s*(?:[$€£]|[a-z]{3}\s?)?0(?:[.,]00)?(?![\d.,])")
 #: "receipt" meaning the goods' or the bill's arrival, a payment term ("Due on Receipt",
 #: "payable upon receipt", "date of receipt"): no type
 _ARRIVAL = re.compile(r"(?:\b(?:on|upon|after|of)\s+)$")
@@ -58,6 +60,9 @@ _TIME = re.compile(r"(?<!\d)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?!\d)")
 _NUMBER_SIGN = re.compile(r" ?#\d+(?= \S)")
 #: a keyword used as a label, its value after a colon ("CONTRATO: 702")
 _LABELLED = re.compile(r"\s*:\s*\S")
+#: a keyword labelling a number after its colon, a code holding a digit ("Presupuesto:
+#: P-2025-398", "Order: 4471"): a document's number, like "Order No."
+_LABELLED_NUMBER = re.compile(r"\s*:\s*[^\s\d]{0,6}\d")
 _MIDNIGHT = re.compile(r"0?0:00(?::00)?")
 #: a clock time written with a dot, right before a date ("13.24 1.8.2026")
 _DOTTED_TIME = re.compile(r"(?<![\d.,])(?:[01]?\d|2[0-3])\.[0-5]\d\s+\d{1,2}\.\d{1,2}\.\d{2,4}")
@@ -235,6 +240,8 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
             continue
         if m.group(0) == "receipt" and _ARRIVAL.search(text, max(0, m.start() - 8), m.start()):
             continue
+        if kind == "receipt" and _NOTHING.match(text, m.end()):
+            continue  # "Amount Paid 0.00": nothing paid yet, an invoice's line
         # (a salutation or a closing is a letter's, never a title, wherever it stands)
         weight = _keyword_weight(m, text, heading and kind != "letter", line.page)
         if first is not None and kind != first:
@@ -252,8 +259,9 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
         weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:
         weight *= 0.5
-    if _REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start()):
-        weight *= 0.25  # another document's number or date
+    if (_REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start())
+            or _LABELLED_NUMBER.match(text, m.end())):
+        weight *= 0.25  # another document's number or date ("Presupuesto: P-2025-398")
     elif _AMOUNT_COLUMN.match(text, m.end()):
         weight *= 0.25
     return weight

@@ -31,9 +31,10 @@ _VALUE = re.compile(
     r"|[A-Z]{2,6}(?:-\d{4})? [-–/] \d{3,12}(?![\w/.,-])"
     # Stripe's invoice number, its hyphen read as a blank by text layers ("3466BF65 0030")
     r"|[0-9A-F]{8} \d{4}(?![\w/.,-])"
-    # a series code and the number, a blank apart ("IGNIS 260266119", "A 260266119"; not a
-    # currency and an amount)
-    r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?![\w/.,-])"
+    # a series code and the number, a blank apart, its digits maybe in groups ("IGNIS
+    # 260266119", "A 260266119", "RE 2026 118 40573"; not a currency and an amount)
+    r"|(?!(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK) )[A-Z]{1,6} \d{4,12}(?: \d{2,12}){0,3}"
+    r"(?![\w/.,-])"
     rf"|{_CODE}|[0-9]")
 #: (the same label in a second language after a slash: "N° / Nr : VD-2025-00311", "Invoice
 #: No. / बीजक सं .: TIPL/25-26/0893")
