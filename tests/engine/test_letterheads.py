@@ -201,3 +201,61 @@ def test_nothing_paid_yet_is_no_receipt() -> None:
     assert values(text)["document_type"] == "invoice"
     assert values(text.replace("Amount Paid 0.00", "Amount Paid $5,785.60"))[
         "document_type"] == "receipt"
+
+
+REMINDER = ("grünwerk\nGarten- und Landschaftsbau\n"
+            "Grünwerk GmbH · Wiesentalstraße 41 · 79115 Freiburg im Breisgau\nHerrn\n"
+            "Dr. Tobias Anselm\nSchauinslandweg 7\n79100 Freiburg im Breisgau\n"
+            "Unser Zeichen kh/fb\nKundennummer 10-4471\nMahnung Nr. MA-26-0187\n"
+            "Datum 17.03.2026\nAnsprechpartnerin Katrin Hausmann\nTelefon 0761 4580-23\n"
+            "1. Mahnung\n"
+            "Rechnung Nr. RE-2026-0412 vom 05.02.2026 – Heckenschnitt und Grünschnittentsorgung\n"
+            "Sehr geehrter Herr Dr. Anselm,\nsicher ist es Ihrer Aufmerksamkeit entgangen, dass "
+            "die unten aufgeführte Rechnung noch nicht beglichen wurde.\n"
+            "Rechnung RE-2026-0412 05.02.2026 19.02.2026 642,60 € 0,00 € 642,60 €\n"
+            "Offener Rechnungsbetrag 642,60 €")
+
+
+def test_a_reminder_titled_under_its_address_window_has_its_own_number_and_date() -> None:
+    found = values(REMINDER)
+    assert found["document_type"] == "reminder"  # "1. Mahnung", a title alone on its line
+    assert found["invoice_number"] == "MA-26-0187"  # not the invoice it chases
+    assert str(found["date"]) == "2026-03-17"
+
+
+def test_a_credit_note_keeps_its_own_date_and_number_beside_the_invoice_it_corrects() -> None:
+    text = ("Buchhandlung Seitenwind\nInh. Jana Petersen e.K. | Seitenwind\n"
+            "Holtenauer Straße 131\n24105 Kiel\nTel. 0431 88 19 27\n"
+            "RECHNUNGSANSCHRIFT | Gutschrift-Nr.       GS-2026-0031\n"
+            "Gemeinschaftsschule Kiel-Wik | Datum | 08.07.2026\n"
+            "Sekretariat | zur Rechnung Nr.     2026-1193\nElendsredder 2 | vom | 24.06.2026\n"
+            "24106 Kiel\nKunden-Nr. | 5520\nGUTSCHRIFT / RECHNUNGSKORREKTUR\n"
+            "Wir schreiben Ihnen für die Artikel aus unserer Rechnung Nr. 2026-1193 vom "
+            "24.06.2026 folgende Beträge gut:\nGutschriftsbetrag | 142,29 €")
+    found = values(text)
+    assert found["document_type"] == "credit_note"
+    assert found["invoice_number"] == "GS-2026-0031"
+    assert str(found["date"]) == "2026-07-08"
+
+
+def test_a_reminder_letters_own_date_is_its_dateline_not_the_chased_invoices() -> None:
+    text = ("Plomberie Gaudin & Fils\nMonsieur et Madame Lebrun\n8 allée des Tilleuls\n"
+            "44300 Nantes\nClient n° 4410-226\nNantes, le 9 septembre 2025\n"
+            "Objet : Relance – facture n° 2025-0716 du 18 juillet 2025\nMadame, Monsieur,\n"
+            "Sauf erreur de notre part, la facture référencée ci-dessous reste impayée.\n"
+            "Facture Date Échéance Montant TTC Reste dû\n"
+            "2025-0716 18/07/2025 17/08/2025 1 386,00 € 1 386,00 €")
+    found = values(text)
+    assert found["document_type"] == "reminder"
+    assert str(found["date"]) == "2025-09-09"
+
+
+def test_an_italian_reminders_title_alone_under_the_letterhead() -> None:
+    text = ("Tipografia\nFerraresi\ndal 1962\nTipografia Ferraresi S.r.l.\nVia del Pratello, 88\n"
+            "40122 Bologna (BO)\nP.IVA IT03817264959\namministrazione@tipografiaferraresi.it\n"
+            "SOLLECITO DI PAGAMENTO\nSPETT.LE\nEnoteca Il Tralcio\nVia Emilia Levante, 212\n"
+            "40139 Bologna (BO)\nRif. SOL/2026/118\nData 3 giugno 2026\n"
+            "Documento Data Scadenza Importo Residuo\n"
+            "Fattura n. 377/2026 15/04/2026 15/05/2026 € 488,00 € 188,00\n"
+            "Totale da saldare € 188,00")
+    assert values(text)["document_type"] == "reminder"

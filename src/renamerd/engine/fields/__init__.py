@@ -12,16 +12,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from renamerd.engine.fields.amounts import total_amount
-from renamerd.engine.fields.dates import best_date, infer_day_first
+from renamerd.engine.fields.dates import DateCandidate, best_date, infer_day_first
 from renamerd.engine.fields.doctype import (
+    CITING_TYPES,
     guess_type,
+    label_kind,
     type_confidence,
     with_due_date,
     with_own_number,
 )
 from renamerd.engine.fields.document import Doc
 from renamerd.engine.fields.issuer import issuer_candidates, issuer_confidence
-from renamerd.engine.fields.numbers import ORDER_NUMBERED, invoice_numbers, number_confidence
+from renamerd.engine.fields.numbers import (
+    ORDER_NUMBERED,
+    NumberCandidate,
+    invoice_numbers,
+    number_confidence,
+)
 from renamerd.engine.language import detect
 from renamerd.engine.lexicon import load
 from renamerd.engine.types import Evidence
@@ -77,6 +84,25 @@ _US_ADDRESS = re.compile(
     r"Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming))\s\d{5}(?:-\d{4})?\b")
 
 
+def _own_dates_first(dates: list[DateCandidate], numbers: list[NumberCandidate], kind: str,
+                     language: str) -> list[DateCandidate]:
+    """`dates` with those of the documents a reminder or a credit note (`kind`) cites last: a
+    date on the line of another type's number ("Rechnung Nr. RE-2026-0412 vom 05.02.2026"),
+    or joined to it on the line below ("zur Rechnung Nr. 2026-1193" / "vom 24.06.2026"), and
+    that date wherever else it stands."""
+    cited = {c.line.index for c in numbers if label_kind(c.label, language) not in (None, kind)}
+
+    def cites(d: DateCandidate) -> bool:
+        # (joined by a short word, not a date's own label: "vom", "du", "del", not "Date")
+        return d.line.index in cited or (d.line.index - 1 in cited and len(d.label) <= 4
+                                          and not d.label.startswith("dat"))
+
+    # (and the same date wherever it stands again: the cited invoice's row in a table)
+    theirs = {d.value for d in dates if cites(d)}
+    return ([d for d in dates if d.value not in theirs]
+            + [d for d in dates if d.value in theirs])
+
+
 def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     """Extract every field from page texts. Pure; safe to repeat; never raises on odd text."""
     doc = Doc.from_pages(pages)
@@ -104,6 +130,14 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     numbers = invoice_numbers(doc, language)
     own = next((c for c in numbers if not c.order), None)
     guess = with_own_number(guess, own.label if own else "", language)
+    if guess.value not in ORDER_NUMBERED:
+        numbers = [c for c in numbers if not c.order]
+    if guess.value in CITING_TYPES:
+        # (a reminder or a credit note cites the invoice it is about: its own number's label
+        # names its own type, "Mahnung Nr.", "Gutschrift-Nr.")
+        mine = [c for c in numbers if label_kind(c.label, language) == guess.value]
+        numbers = mine + [c for c in numbers if c not in mine]
+        dates = _own_dates_first(dates, numbers, guess.value, language)
     result.values["document_type"] = guess.value
     result.confidence["document_type"] = type_confidence(guess)
     if guess.evidence:
@@ -127,8 +161,6 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
                                         ", ".join(top_i.reasons) or "best line",
                                         round(top_i.score, 2)))
 
-    if guess.value not in ORDER_NUMBERED:
-        numbers = [c for c in numbers if not c.order]
     if numbers:
         top_n = numbers[0]
         result.values["invoice_number"] = top_n.value

@@ -173,7 +173,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         # (a sentence is no heading, wherever it stands: a privacy notice printed on top, a
         # sentence going on from the line above)
         heading = (line.index < HEADING_LINES and line.page == 1
-                   and len(line.text) <= HEADING_WIDTH and not line.text[:1].islower())
+                   and len(line.text) <= HEADING_WIDTH and not line.text[:1].islower()
+                   or _title_alone(line, pattern))
         for kind, weight in _line_keywords(line, pattern, kinds, heading):
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
@@ -221,6 +222,31 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
         evidence.setdefault("receipt", "point-of-sale cues: " + ", ".join(sorted(cues)))
     best = max(scores, key=lambda k: (scores[k], -PRIORITY.index(k) if k in PRIORITY else -99))
     return TypeGuess(best, scores[best], scores, evidence[best])
+
+
+#: what may stand around a title alone on its line: an ordinal before it ("1. Mahnung",
+#: "2nd"), a bracket or a colon after it ("Factura rectificativa (abono)")
+_ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
+_AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*")
+#: a number's or date's word inside a type phrase: a label ("invoice number")
+_LABEL_WORD = re.compile(r"(?<![^\W\d_])(?:nr|no|nummer|number|num|datum|date|dato|data|fecha)"
+                         r"(?![^\W\d_])")
+#: how far down page 1 a title alone on its line stands (under an address window and a
+#: block of references: a DIN letter's title is its fifteenth line or so)
+TITLE_LINES = 24
+
+
+def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
+    """`line` is a title alone on its line near the top of page 1: one type phrase, maybe
+    after an ordinal and before a bracket ("1. Mahnung", "SOLLECITO DI PAGAMENTO")."""
+    if line.page != 1 or line.index >= TITLE_LINES or len(line.text) > 60:
+        return False
+    text = line.folded
+    start = _ORDINAL.match(text).end()  # type: ignore[union-attr]
+    m = pattern.match(text, start)
+    # (not a label over its value: "Invoice Number" / "0000183")
+    return (m is not None and _AFTER_TITLE.fullmatch(text, m.end()) is not None
+            and not _LABEL_WORD.search(m.group(0)))
 
 
 def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[str, bool]],
@@ -278,8 +304,22 @@ def with_due_date(guess: TypeGuess, due: bool) -> TypeGuess:
                      "type keyword and a due date")
 
 
+#: the types of documents that cite another's number (the invoice they are about) beside
+#: their own
+CITING_TYPES = ("credit_note", "reminder", "quote", "order_confirmation", "delivery_note")
 #: the types whose own number a document's number label may name
 _NUMBERED_TYPES = ("invoice", "credit_note", "quote")
+#: the weak guesses a number's label may overrule: not a receipt (a till's "Invoice No" is its
+#: count), a credit note or a reminder (they cite the invoice they are about)
+_UNNUMBERED_TYPES = ("other", "letter", "contract", "insurance")
+
+
+def label_kind(label: str, language: str) -> str | None:
+    """The type a number's label names ("Gutschrift-Nr." a credit note's, "Rechnung Nr." an
+    invoice's), None when it names none."""
+    pattern, kinds = _patterns(language)
+    m = pattern.search(fold(label))
+    return kinds[_RX0.sub(" ", m.group(0))][0] if m else None
 
 
 def with_own_number(guess: TypeGuess, label: str, language: str) -> TypeGuess:
@@ -287,11 +327,9 @@ def with_own_number(guess: TypeGuess, label: str, language: str) -> TypeGuess:
     number", "Nº de factura") when no title or heading named one: a bill whose only type
     words are its labels, beside a credit agreement in its small print. A till slip's type
     stands (its "Invoice No" is a till's count)."""
-    if guess.score >= WEAK_TYPE_SCORE or guess.value == "receipt" or not label:
+    if guess.score >= WEAK_TYPE_SCORE or guess.value not in _UNNUMBERED_TYPES or not label:
         return guess
-    pattern, kinds = _patterns(language)
-    m = pattern.search(fold(label))
-    kind = kinds[_RX0.sub(" ", m.group(0))][0] if m else None
+    kind = label_kind(label, language)
     if kind not in _NUMBERED_TYPES or kind == guess.value:
         return guess
     return TypeGuess(kind, guess.score, guess.scores, f"the document's number: {label}")
