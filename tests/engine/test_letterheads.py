@@ -259,3 +259,58 @@ def test_an_italian_reminders_title_alone_under_the_letterhead() -> None:
             "Fattura n. 377/2026 15/04/2026 15/05/2026 € 488,00 € 188,00\n"
             "Totale da saldare € 188,00")
     assert values(text)["document_type"] == "reminder"
+
+
+@pytest.mark.parametrize("text, issuer", [
+    # Portugal's "do", "da" inside a name before its form
+    ("Marcenaria do Douro, Lda.\nRua de Santa Catarina 812\n4000-446 Porto\nNIF 509 381 225\n"
+     "ORÇAMENTO\nOrçamento n.º ORC 2026/057\nData: 12/05/2026\nTotal 3.450,00 €",
+     "Marcenaria do Douro, Lda."),
+    # a Spanish "alameda" is a street, the clinic's name above it
+    ("Clínica Veterinaria ALAMEDA\nAlameda de Hércules 32\n41002 Sevilla\nCIF B90412871\n"
+     "FACTURA\nNº factura: 2026-A-0158\nFecha: 03/03/2026\nTotal 86,50 €",
+     "Clínica Veterinaria ALAMEDA"),
+    # a German shop's owner under its name ("Inh."): the shop's whole designation
+    ("Buchhandlung Seitenwind\nInh. Jana Petersen e.K.\nHoltenauer Straße 131\n24105 Kiel\n"
+     "Rechnung\nRechnungs-Nr. 2026-1201\nDatum 08.07.2026\nGesamtbetrag 142,29 €",
+     "Buchhandlung Seitenwind Inh. Jana Petersen e.K."),
+])
+def test_particles_streets_and_owners_around_a_name(text: str, issuer: str) -> None:
+    assert values(text)["issuer"] == issuer
+
+
+def test_a_trade_registrys_folio_is_no_number_and_a_quotes_estimate_number_is() -> None:
+    text = ("Ofimática Turia, S.L.\nCIF: B86413275\nFactura\nTotal 544,98 €\n"
+            "Ofimática Turia, S.L. – Inscrita en el Registro Mercantil de Valencia, Tomo 10.482, "
+            "Folio 77, Hoja V-183204")
+    assert values(text).get("invoice_number") != "77"
+    text = ("Blue Heron Landscaping LLC\n2230 SE Division St\nPortland, OR 97202\nESTIMATE\n"
+            "Prepared for\nDana Whitfield\n6121 NE Alameda St\nPortland, OR 97213\n"
+            "Estimate #\nEST-2031\nDate\nApril 3, 2026\nTotal $8,240.00")
+    assert values(text)["invoice_number"] == "EST-2031"
+
+
+def test_a_dutch_order_confirmations_number_under_its_title_cell() -> None:
+    text = ("Noordelijke Fietsfabriek B.V.\nIndustrieweg 4\n9461 TA Gieten\n"
+            "Orderbevestiging | Datum | Uw bestelling | Onze offerte | Levering\n"
+            "OB-26-0931 | 15-09-2026 | PO 5512 d.d. 14-09-2026 | OF-26-0877 d.d. 02-09-2026 | "
+            "week 40\nHartelijk dank voor uw bestelling.\nTotaal € 7.580,00")
+    found = values(text)
+    assert found["document_type"] == "order_confirmation"
+    assert found["invoice_number"] == "OB-26-0931"
+
+
+def test_a_wordmarks_second_line_as_the_best_name_joins_the_first() -> None:
+    text = ("Clínica Veterinaria\nALAMEDA\nAlameda de Hércules, 77\n41002 Sevilla\n"
+            "Tel. 954 90 31 27\nFACTURA\nD. Álvaro Núñez Becerra\nC/ Feria 14\n41003 Sevilla\n"
+            "Nº factura: 2026-A-0158\nFecha: 03/03/2026\nTotal 86,50 €\n"
+            "Veterinaria Alameda Sevilla, S.L.P. · CIF B90412871 · Alameda de Hércules, 77")
+    assert values(text)["issuer"] == "Clínica Veterinaria ALAMEDA"
+
+
+def test_a_legal_name_printed_in_the_letterhead_beats_a_logos_word_beside_it() -> None:
+    text = ("Kielitalo Sana Oy | KIELITALO\nHämeenkatu 14 B\n33100 Tampere | SANA\n"
+            "puh. 040 718 2264\nASIAKAS\nPirkan Konepaja Oy | LASKU\nPL 118 | Laskun numero 2026-118\n"
+            "33101 Tampere | Päivämäärä 12.3.2026\nYhteensä 1 240,00 €\n"
+            "Kielitalo Sana Oy | Y-tunnus 2917442-6 | IBAN FI21 5731 2820 0417 66")
+    assert values(text)["issuer"] == "Kielitalo Sana Oy"

@@ -451,7 +451,9 @@ def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidat
     if len(cands) < 2 or legal_suffix(cands[0].value) is None:
         return cands
     top = cands[0]
-    if top.line.index in ctx.rank:  # (a legal name in the letterhead too is what is printed)
+    if top.line.index in ctx.rank or any(  # (a legal name in the letterhead too is printed)
+            ctx.rank.get(c.line.index, 99) <= 1 and key(c.value) == key(top.value)
+            for c in cands[1:4]):
         return cands
     words = _brand_words(top.value)
     for cand in cands[1:4]:
@@ -476,7 +478,8 @@ def _whole_name_first(cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
                 and len(start) >= 3 and key(cand.value).startswith(start)
                 and len(cand.value) > len(top.value)
                 and (cand.score >= top.score or (cand.score >= top.score - 2.0
-                                                 and _opens_with(cand.value, start)))):
+                                                 and _opens_with(cand.value, start)
+                                                 and not address(cand.line.text)))):
             return [cand, *(c for c in cands if c is not cand)]
     return cands
 
@@ -494,25 +497,31 @@ def _opens_with(name: str, letters: str) -> bool:
 
 def _wordmark_joined(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
     """`cands` with a wordmark wrapped over the letterhead's first two lines joined first
-    ("Pinecrest" / "Outfitters", "H O T E L L" / "STRANDVIK"): the best one is the whole first
-    line of the letterhead, a word or two without digits or legal form, and a candidate is the
-    whole next line, one word."""
-    if len(cands) < 2 or ctx.rank.get(cands[0].line.index) != 0:
+    ("Pinecrest" / "Outfitters", "H O T E L L" / "STRANDVIK", "Clínica Veterinaria" /
+    "ALAMEDA"): the best one is the whole first or second line of the letterhead, and the
+    other line a candidate too, the first a word or two, the second one word, without digits
+    or legal form."""
+    if len(cands) < 2 or ctx.rank.get(cands[0].line.index) not in (0, 1):
         return cands
     top = cands[0]
-    if (len(top.value.split()) > 2 or legal_suffix(top.value) is not None
-            or key(top.value) != key(top.line.text) or any(map(str.isdigit, top.value))):
-        return cands
     for cand in cands[1:4]:
-        if (cand.line.index == top.line.index + 1 and ctx.rank.get(cand.line.index) == 1
-                and " " not in cand.value.strip() and key(cand.value) == key(cand.line.text)
-                and not any(map(str.isdigit, cand.value))
+        first, second = (top, cand) if ctx.rank[top.line.index] == 0 else (cand, top)
+        if (second.line.index == first.line.index + 1
+                and ctx.rank.get(first.line.index) == 0 and ctx.rank.get(second.line.index) == 1
+                and len(first.value.split()) <= 2 and " " not in second.value.strip()
+                and all(_whole_line_name(c) for c in (first, second))
                 # (not the logo read again: "REWE" / "R E U E")
-                and SequenceMatcher(None, key(top.value), key(cand.value)).ratio() < 0.6):
-            whole = IssuerCandidate(f"{top.value} {cand.value}", top.line, top.score,
+                and SequenceMatcher(None, key(first.value), key(second.value)).ratio() < 0.6):
+            whole = IssuerCandidate(f"{first.value} {second.value}", first.line, top.score,
                                     (*top.reasons, "wordmark over two lines"))
-            return [whole, *(c for c in cands if c is not cand)]
+            return [whole, *(c for c in cands if c is not cand and c is not top)]
     return cands
+
+
+def _whole_line_name(cand: IssuerCandidate) -> bool:
+    """`cand` is all of its line, without digits or a legal form."""
+    return (key(cand.value) == key(cand.line.text) and legal_suffix(cand.value) is None
+            and not any(map(str.isdigit, cand.value)))
 
 
 def _brand_words(name: str) -> set[str]:

@@ -97,8 +97,8 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
 
 #: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
 _NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
-                             "della", "des", "y", "e", "et", "und", "and", "of", "the", "for",
-                             "für", "i", "og", "och", "ve", "a", "&"})
+                             "della", "des", "do", "da", "dos", "das", "y", "e", "et", "und",
+                             "and", "of", "the", "for", "für", "i", "og", "och", "ve", "a", "&"})
 
 
 #: particles that join a name's words but never open one ("de" and "van" may: "de Vries BV")
@@ -275,9 +275,10 @@ def name_goes_on(doc: Doc, line: Line) -> str:
 
 #: words that join a name's parts and never open one, opening a line that goes on with a
 #: capital: the name began on the line above ("R E N T" / "& KLART ApS", "Pasticceria Dolce
-#: Vita" / "di Rossi Giulia – Corso San Maurizio 47/B")
+#: Vita" / "di Rossi Giulia – Corso San Maurizio 47/B"); and a German shop's owner under its
+#: name ("Buchhandlung Seitenwind" / "Inh. Jana Petersen e.K.")
 _OPENS_JOINED = frozenset({"&", "di", "del", "della", "und", "and", "et", "og", "och", "ve",
-                           "y", "of"})
+                           "y", "of", "Inh.", "Inhaber", "Inhaberin", "Inhaber:", "Inhaberin:"})
 
 
 def name_from_above(ctx: Page, line: Line, segment: str) -> str:

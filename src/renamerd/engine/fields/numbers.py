@@ -182,6 +182,10 @@ def _other_words_before() -> re.Pattern[str]:
     return re.compile(rf"(?:{words})(?:\s+[^\W\d_]+){{0,2}}\s*$")
 
 
+#: a trade registry's volume before a label ("Tomo 10.482, Folio 77, Hoja V-183204")
+_REGISTRY_BEFORE = re.compile(r"(?<![^\W\d_])tomo\s+[\d.]+,?\s*(?:libro\s+[\d.]+,?\s*)?$")
+
+
 def _house_number(folded: str) -> bool:
     """The line is an address: a street's or a building's word is on it."""
     return street_named(folded) or address_words().search(folded) is not None
@@ -213,6 +217,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 address = _house_number(line.folded) if address is None else address
                 if address:
                     continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
+            if _REGISTRY_BEFORE.search(line.folded, 0, m.start()):
+                continue  # "Registro Mercantil de Valencia, Tomo 10.482, Folio 77": a registry's
             if label in weak and _other_words_before().search(line.folded, 0, m.start()):
                 continue  # "Autorización facturación electrónica No. 18764112289708"
             if label in weak and line.folded[m.start() - 1:m.start()] == "-":

@@ -14,6 +14,9 @@ _STREET_WORDS = (
     # squares, boulevards and lanes ("Václavské náměstí 24", "plac Bankowy 2", "Corso Italia")
     r"náměstí|nám\.|plac|aleja|al\.|corso|praça|plaça|boulevard|blvd\.?|paseo|avda\.|"
     r"carrer|travessa|torget|sokağı|bulvarı|bulv\.|blv\.|mh\.|av\.|cadde|bulvar|mahallesi|"
+    # Spain's and Portugal's tree-lined avenues ("Alameda de Hércules 32", "Rambla Nova 5"),
+    # a name and a house number after them (a clinic may be named "ALAMEDA")
+    r"(?:alameda|rambla)(?=(?:\s+[^\W\d_]+){1,4},?\s+\d)|"
     # Austria's and Switzerland's lanes written apart ("Linzer Gasse 21"), Italy's embankments
     # ("Lungadige Panvinio 18", "Lungomare Colombo 5")
     r"gasse|lungadige|lungarno|lungomare|lungotevere|lungolago|"
