@@ -15,6 +15,7 @@ from renamerd.engine.fields.amounts import total_amount
 from renamerd.engine.fields.dates import DateCandidate, best_date, infer_day_first
 from renamerd.engine.fields.doctype import (
     CITING_TYPES,
+    TypeGuess,
     guess_type,
     label_kind,
     type_confidence,
@@ -103,6 +104,28 @@ def _own_dates_first(dates: list[DateCandidate], numbers: list[NumberCandidate],
             + [d for d in dates if d.value in theirs])
 
 
+def _type_and_number(doc: Doc, language: str, dates: list[DateCandidate]
+                     ) -> tuple[TypeGuess, list[NumberCandidate], list[DateCandidate]]:
+    """The type, the number candidates (best first) and `dates` as the type orders them: a
+    receipt naming a due date is an invoice, an untitled page the type its number's label
+    names; an order's number counts only on an order's papers; a reminder's or credit
+    note's own number and date come before those of the invoice it cites."""
+    guess = guess_type(doc, language)
+    if guess.value == "receipt":
+        guess = with_due_date(guess, any(d.label_kind == "due_date" for d in dates))
+    numbers = invoice_numbers(doc, language)
+    own = next((c for c in numbers if not c.order), None)
+    guess = with_own_number(guess, own.label if own else "", language)
+    if guess.value not in ORDER_NUMBERED:
+        numbers = [c for c in numbers if not c.order]
+    if guess.value in CITING_TYPES:
+        # (its own number's label names its own type, "Mahnung Nr.", "Gutschrift-Nr.")
+        mine = [c for c in numbers if label_kind(c.label, language) == guess.value]
+        numbers = mine + [c for c in numbers if c not in mine]
+        dates = _own_dates_first(dates, numbers, guess.value, language)
+    return guess, numbers, dates
+
+
 def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
     """Extract every field from page texts. Pure; safe to repeat; never raises on odd text."""
     doc = Doc.from_pages(pages)
@@ -124,20 +147,7 @@ def extract(pages: list[str], language_hint: str | None = None) -> Extraction:
         day_first = False  # a US document: 03/05/2024 is March 5
     dates, date_conf = best_date(doc, language, day_first, order_known=decided)
 
-    guess = guess_type(doc, language)
-    if guess.value == "receipt":
-        guess = with_due_date(guess, any(d.label_kind == "due_date" for d in dates))
-    numbers = invoice_numbers(doc, language)
-    own = next((c for c in numbers if not c.order), None)
-    guess = with_own_number(guess, own.label if own else "", language)
-    if guess.value not in ORDER_NUMBERED:
-        numbers = [c for c in numbers if not c.order]
-    if guess.value in CITING_TYPES:
-        # (a reminder or a credit note cites the invoice it is about: its own number's label
-        # names its own type, "Mahnung Nr.", "Gutschrift-Nr.")
-        mine = [c for c in numbers if label_kind(c.label, language) == guess.value]
-        numbers = mine + [c for c in numbers if c not in mine]
-        dates = _own_dates_first(dates, numbers, guess.value, language)
+    guess, numbers, dates = _type_and_number(doc, language, dates)
     result.values["document_type"] = guess.value
     result.confidence["document_type"] = type_confidence(guess)
     if guess.evidence:

@@ -211,21 +211,11 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _spaced_sign(_RX0.sub(" ", m.group(0)))
             if label not in strong and label not in weak and label not in orders:
                 continue
-            if _inside_date_label(line.folded, m, language):
-                continue  # "Date de la facture", "Rechnung vom": a date's label
-            if label in weak:
-                address = _house_number(line.folded) if address is None else address
-                if address:
-                    continue  # "Jl. Sudirman No. 1", "No. 12, Jalan Besar": an address
-            if _REGISTRY_BEFORE.search(line.folded, 0, m.start()):
-                continue  # "Registro Mercantil de Valencia, Tomo 10.482, Folio 77": a registry's
-            if label in weak and _other_words_before().search(line.folded, 0, m.start()):
-                continue  # "Autorización facturación electrónica No. 18764112289708"
-            if label in weak and line.folded[m.start() - 1:m.start()] == "-":
-                # "Karten-Nr.", "UID-Nr.": the word before says which number it is
-                word = _WORD_BEFORE.search(line.folded, 0, m.start() - 1)
-                if word is None or f"{word.group(0)} {label}" not in strong | weak:
-                    continue
+            if label in weak and address is None:
+                address = _house_number(line.folded)
+            if _names_another_number(line.folded, m, label, (strong, weak),
+                                     label in weak and bool(address), language):
+                continue
             # (matched in place: slicing the rest of the line for every label is quadratic)
             gap_m = _NUMBER_GAP.match(line.text, m.end())
             offset = gap_m.end() if gap_m else m.end()
@@ -241,16 +231,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if not vm:
                 continue
             value = vm.group(0).rstrip("./-_ ")
-            if not any(ch.isdigit() for ch in value):
-                continue
-            if date_cell(value) and (source_line is not line or not _NUMBERS_WORD.search(label)):
-                continue  # (after a number's own word on its line, "FAKTURA nr 7/04/2026" is
-                # the seventh of April's invoices)
-            if source_line.text[vm.end():vm.end() + 1] == ":":
-                continue  # another label, its letters misread ("S1ip: 0000000110..." for Slip)
-            if _AMOUNT_AFTER.match(source_line.text, vm.end()):
-                continue  # "TOTAL IMPORTE FACTURA 112,30 €": an amount, not a number
-            if len(value) < 3 and not value.isdigit():
+            if not _number_value(value, vm, source_line, label, source_line is line):
                 continue
             value = _as_printed_elsewhere(value, doc)
             score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
@@ -269,6 +250,44 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     out = [replace(c, score=c.score + REPEATED) if counts[c.value] > 1 else c for c in out]
     out.sort(key=lambda c: (-c.score, c.line.index))
     return out
+
+
+def _names_another_number(folded: str, m: re.Match[str], label: str,
+                          labels: tuple[set[str], set[str]], on_address: bool,
+                          language: str) -> bool:
+    """The label at `m` in a line's `folded` text (`labels`: the strong and the weak ones) is
+    another paper's or thing's: a date's label ("Date de la facture", "Rechnung vom"), a weak
+    label on an address's line (`on_address`: "Jl. Sudirman No. 1"), a trade registry's folio
+    ("Tomo 10.482, Folio 77"), a weak label after an authorisation's or licence's word
+    ("Autorización facturación electrónica No. ..."), a weak label hyphened to a word that
+    makes no number label of ours ("Karten-Nr.", "UID-Nr.")."""
+    if _inside_date_label(folded, m, language) or on_address:
+        return True
+    if _REGISTRY_BEFORE.search(folded, 0, m.start()):
+        return True
+    strong, weak = labels
+    if label in weak:
+        if _other_words_before().search(folded, 0, m.start()):
+            return True
+        if folded[m.start() - 1:m.start()] == "-":
+            word = _WORD_BEFORE.search(folded, 0, m.start() - 1)
+            return word is None or (f"{word.group(0)} {label}" not in strong
+                                    and f"{word.group(0)} {label}" not in weak)
+    return False
+
+
+def _number_value(value: str, vm: re.Match[str], line: Line, label: str, same_line: bool) -> bool:
+    """`value` (matched by `vm` on `line`) may be a number: it holds a digit; it is no date
+    but right after a number's own word on the label's line ("FAKTURA nr 7/04/2026", the
+    seventh of April's invoices); no label follows it ("S1ip:", a misread "Slip:"); no amount
+    ("TOTAL IMPORTE FACTURA 112,30 €"); two characters only when digits."""
+    if not any(ch.isdigit() for ch in value):
+        return False
+    if date_cell(value) and (not same_line or not _NUMBERS_WORD.search(label)):
+        return False
+    if line.text[vm.end():vm.end() + 1] == ":" or _AMOUNT_AFTER.match(line.text, vm.end()):
+        return False
+    return len(value) >= 3 or value.isdigit()
 
 
 def _as_printed_elsewhere(value: str, doc: Doc) -> str:
