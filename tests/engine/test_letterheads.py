@@ -314,3 +314,35 @@ def test_a_legal_name_printed_in_the_letterhead_beats_a_logos_word_beside_it() -
             "33101 Tampere | Päivämäärä 12.3.2026\nYhteensä 1 240,00 €\n"
             "Kielitalo Sana Oy | Y-tunnus 2917442-6 | IBAN FI21 5731 2820 0417 66")
     assert values(text)["issuer"] == "Kielitalo Sana Oy"
+
+
+def test_a_date_broken_after_its_joining_word_at_a_lines_end() -> None:
+    text = ("Fattura n. 12/2026 del 2\nmarzo 2026\nS T U D I O\nB E N V E N U T I\n"
+            "Arch. Lucia Benvenuti\nBorgo Pinti 30, 50121 Firenze\nP.IVA 03928170467\n"
+            "SPETT.LE\nCondominio Via dei Serragli\nVia dei Serragli 112\n50124 Firenze\n"
+            "Totale € 2.196,00")
+    assert str(values(text)["date"]) == "2026-03-02"
+    # an amount ending a line is no day of the month opening the next
+    assert values("Invoice 2026-114\nQty 2\nMarch 2026 usage\nTotal $10.00").get(
+        "date") != "2026-03-02"
+
+
+def test_a_reminders_title_in_a_column_beside_a_brand_in_small_letters() -> None:
+    text = ("fibrelande | Relance – facture impayée\nINTERNET · TÉLÉPHONE\n"
+            "Référence     RL-2026-00871\nFibrelande SAS | Rennes, le    05/09/2026\n"
+            "M. Yannick Le Goff\n8, allée des Hortensias\n29200 Brest\nMonsieur,\n"
+            "Sauf erreur de notre part, la facture ci-dessous reste impayée à ce jour.\n"
+            "Facture | Échéance | Montant dû\nFacture F26-0718-44102 du 18/07/2026 | 34,99 €\n"
+            "Si votre règlement a été effectué, merci de ne pas tenir compte de ce courrier.")
+    found = values(text)
+    assert found["document_type"] == "reminder"
+    assert str(found["date"]) == "2026-09-05"
+
+
+def test_a_spanish_graduates_title_is_no_portuguese_form() -> None:
+    text = ("FARMACIA\nOLIVEROS\nLda. Carmen Oliveros Peña\nAv. de Andalucía 52, 29007 Málaga\n"
+            "NIF 47382915V · Tel. 952 318 604\nFACTURA SIMPLIFICADA\nNº: T-0087-221345\n"
+            "Fecha: 7 de abril de 2026\nTotal 23,40 €")
+    assert values(text)["issuer"] == "FARMACIA OLIVEROS"
+    assert values("Café Majestoso, Lda.\nAv. dos Aliados 58\n4000-065 Porto\nFatura FT 2026/12\n"
+                  "Total 12,00 €")["issuer"] == "Café Majestoso, Lda."

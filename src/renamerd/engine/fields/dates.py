@@ -88,8 +88,14 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
         r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?!19|20)\d{2}(?=\d{2}:\d{2}(?!\d))"
         r"|(?:\d{4}|20[0-9oObBsSlI]{2}|\d{2})(?![\d]))(?!\s*[ap]\.?m\b)"
     )
+    # (a day ending its line after a joining word, its month and year opening the next: a
+    # title broken in a narrow cell, "Fattura n. 12/2026 del 2" / "marzo 2026")
+    broken = "|".join(f"(?<= {w} \\d)|(?<= {w} \\d\\d)"
+                      for w in ("del", "du", "vom", "of", "de", "le", "dne", "am"))
     dmy = re.compile(
-        r"(?<![\w])(\d{1,2})(?:st|nd|rd|th|er|e|o)?\.?[ \t\-/]*(?:de[ \t]+|of[ \t]+)?"
+        r"(?<![\w])(\d{1,2})(?:st|nd|rd|th|er|e|o)?\.?"
+        rf"(?:[ \t\-/]*|(?:{broken})\n)"
+        r"(?:de[ \t]+|of[ \t]+)?"
         rf"({months})\.?[ \t\-/,]*(?:de[ \t]+)?'?"
         r"(\d{4}(?=\d{1,2}:\d{2}(?!\d))|(?:\d{4}|\d{2})(?!\w))"  # ("12 Mar 201818:19")
     )

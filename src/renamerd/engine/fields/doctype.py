@@ -172,8 +172,10 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
             continue  # "Facturé à:", "Bill to:" name the recipient, not the type
         # (a sentence is no heading, wherever it stands: a privacy notice printed on top, a
         # sentence going on from the line above)
+        # (a brand in small letters may open a line of two columns: "fibrelande | Relance")
         heading = (line.index < HEADING_LINES and line.page == 1
-                   and len(line.text) <= HEADING_WIDTH and not line.text[:1].islower()
+                   and len(line.text) <= HEADING_WIDTH
+                   and (not line.text[:1].islower() or " | " in line.text)
                    or _title_alone(line, pattern))
         for kind, weight in _line_keywords(line, pattern, kinds, heading):
             scores[kind] = scores.get(kind, 0.0) + weight
@@ -281,7 +283,10 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     a title line, half on a later page, a quarter before a number's or date's label or a
     column of amounts."""
     weight = 3.0 if heading else 1.0
-    if heading and len(text) <= len(m.group(0)) + 25 and not _LABELLED.match(text, m.end()):
+    # (of a line of columns, the keyword's own column: "fibrelande | Relance – facture")
+    start = text.rfind(" | ", 0, m.start()) + 1
+    end = text.find(" | ", m.end()) % (len(text) + 1)
+    if heading and end - start <= len(m.group(0)) + 25 and not _LABELLED.match(text, m.end()):
         weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:
         weight *= 0.5

@@ -66,10 +66,18 @@ def _province(text: str, m: re.Match[str]) -> bool:
 _COUNTY = re.compile(r"\s+(?!(?:Ltd|Limited|Inc|KG|LLC|Pty|Pvt|Plc|GmbH|Pte)\b)[A-Z][a-z]{2,}\b")
 
 
+#: a capitalised name after a Spanish graduate's title ("Lda. Carmen Oliveros Peña": a
+#: licenciada, never Portugal's Limitada, which follows its name)
+_GRADUATE = re.compile(r"\.? [A-ZÁÉÍÓÚÑ][a-záéíóúñ]+")
+
+
 def _no_form(text: str, m: re.Match[str]) -> bool:
-    """"Co." before a capitalised word, or a form run into a code by a dash ("Bestelling
-    BV-5521": an order's number): no form."""
+    """"Co." before a capitalised word, a form run into a code by a dash ("Bestelling
+    BV-5521": an order's number), "Lda." opening a line before a person's name: no form."""
     if text[m.end():m.end() + 1] == "-" and text[m.end() + 1:m.end() + 2].isdigit():
+        return True
+    if (m.start() == 0 and m.group(0).rstrip(".") in ("Lda", "Ldo")
+            and _GRADUATE.match(text, m.end())):
         return True
     return m.group(0) in ("Co.", "CO.") and _COUNTY.match(text, m.end()) is not None
 
