@@ -1,8 +1,8 @@
 """How far an issuer's name goes: on its line (from after the last small word before its legal
 form, without a registration number in brackets at its end) and onto the lines around it (the
-line above when only the kind of business and the form are left, the line below when it is a
-lone form or the name ends in "&" or a joining word, a thanks broken over two lines). Pure;
-used by fields/issuer.py.
+line above when only the kind of business and the form are left or the line opens with a
+joining word or an owner's "Inh.", the line below when it is a lone form or the name ends in
+"&" or a joining word, a thanks broken over two lines). Pure; used by fields/issuer.py.
 """
 
 from __future__ import annotations
