@@ -346,3 +346,11 @@ def test_a_spanish_graduates_title_is_no_portuguese_form() -> None:
     assert values(text)["issuer"] == "FARMACIA OLIVEROS"
     assert values("Café Majestoso, Lda.\nAv. dos Aliados 58\n4000-065 Porto\nFatura FT 2026/12\n"
                   "Total 12,00 €")["issuer"] == "Café Majestoso, Lda."
+
+
+def test_a_portuguese_certified_code_in_a_row_of_values_is_the_number() -> None:
+    text = ("Armazéns Lusomar, Lda.\nCais da Ribeira, 27\n4050-510 Porto\nNIF 507 844 130\n"
+            "Fatura Data Vencimento N.º Cliente Encomenda ATCUD\n"
+            "FT 2026/118 2026-02-09 2026-03-11 C0871 EN 2026/0340 JJ7K4M2P-118\n"
+            "Artigo Descrição Qtd. Preço IVA Total\nTotal 1.230,00 €")
+    assert values(text)["invoice_number"] == "FT 2026/118"

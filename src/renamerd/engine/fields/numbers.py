@@ -244,6 +244,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                 score -= 0.5
             out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
     out.extend(_signed_lines(doc, language))
+    if language == "pt":
+        out.extend(_certified_codes(doc))
     # (a value printed under two labels is surer: a title's and a slip's, "NÚMERO: 788" and
     # "PROTOCOLO DE ENTREGA DA FATURA Nº: 788", beside a contract's "Nº 702")
     counts = Counter(c.value for c in out)
@@ -304,6 +306,29 @@ def _as_printed_elsewhere(value: str, doc: Doc) -> str:
 _SIGNED = re.compile(rf"#\s?({_CODE})\s*")
 #: how far down a page that line is its number
 _SIGNED_LINES = 10
+
+
+#: a Portuguese certified program's document code, its type, series and number ("FT
+#: 2026/118", "FR A2026/1187", "NC FT26/7"), at a cell's start
+_CERTIFIED = re.compile(r"(?:^|(?<=\| ))((?:FT|FR|FS|NC|ND) [A-Z0-9]{1,12}/\d{1,10})(?![\w/])")
+#: the unique code ATCUD that ends in the document's number ("JJ7K4M2P-118")
+_ATCUD = re.compile(r"(?<![\w-])[A-Z0-9]{8}-(\d{1,10})(?![\w-])")
+#: the first lines where a certified code opening a cell is the document's own (the header)
+CERTIFIED_LINES = 20
+
+
+def _certified_codes(doc: Doc) -> list[NumberCandidate]:
+    """A Portuguese bill's document code opening a cell near the top without a label (a row
+    of values under "Fatura Data Vencimento ..."): scored as a title's label; the surer when
+    the page's ATCUD ends in its number."""
+    atcud = {m.group(1) for m in _ATCUD.finditer(doc.text)}
+    out = []
+    for line in doc.lines[:CERTIFIED_LINES]:
+        for m in _CERTIFIED.finditer(line.text):
+            number = m.group(1).rsplit("/", 1)[1]
+            score = TITLE_SCORE + (REPEATED if number in atcud else 0.0)
+            out.append(NumberCandidate(m.group(1), line, score, "series"))
+    return out
 
 
 def _signed_lines(doc: Doc, language: str) -> list[NumberCandidate]:
