@@ -31,8 +31,8 @@ PRIORITY = ("credit_note", "reminder", "order_confirmation", "delivery_note", "p
 
 #: what follows a type word that names another document's number or date ("Lieferschein-Nr",
 #: "Order No.", "Bestell-Datum"): a reference, not this document's type
-_REFERENCE = re.compile(r"[\s.-]*(?:nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha)"
-                        r"(?![^\W\d_])")
+_LABEL_WORDS = r"nr|no|nummer|number|num|n°|nº|#|datum|date|dato|data|fecha"
+_REFERENCE = re.compile(rf"[\s.-]*(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: what precedes a type word that names another document's number, in the languages that
 #: write the number first ("Nº de contrato", "Numéro de commande", "n.º do contrato",
 #: "Numero contratto", "Číslo smlouvy"), up to the type word
@@ -230,9 +230,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
 #: "2nd"), a bracket or a colon after it ("Factura rectificativa (abono)")
 _ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
 _AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*")
-#: a number's or date's word inside a type phrase: a label ("invoice number")
-_LABEL_WORD = re.compile(r"(?<![^\W\d_])(?:nr|no|nummer|number|num|datum|date|dato|data|fecha)"
-                         r"(?![^\W\d_])")
+#: a number's or date's word (_REFERENCE's) inside a type phrase: a label ("invoice number")
+_LABEL_WORD = re.compile(rf"(?<![^\W\d_])(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: how far down page 1 a title alone on its line stands (under an address window and a
 #: block of references: a DIN letter's title is its fifteenth line or so)
 TITLE_LINES = 24
@@ -285,7 +284,8 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     weight = 3.0 if heading else 1.0
     # (of a line of columns, the keyword's own column: "fibrelande | Relance – facture")
     start = text.rfind(" | ", 0, m.start()) + 1
-    end = text.find(" | ", m.end()) % (len(text) + 1)
+    end = text.find(" | ", m.end())
+    end = len(text) if end < 0 else end
     if heading and end - start <= len(m.group(0)) + 25 and not _LABELLED.match(text, m.end()):
         weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:

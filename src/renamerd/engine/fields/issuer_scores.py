@@ -101,12 +101,12 @@ class Page:
         return text
 
 
-#: a page's number ("Page 1 of 2", "Seite 1 von 2", "Página 1 de 2", "Strona 1 z 2")
 #: a business's founding year, as letterheads print it beside the name
 #: (folded: "fondée" is "fondee")
 _FOUNDED = re.compile(r"(?:since|est\.?|established|founded(?: in)?|seit|gegrundet|depuis|"
                       r"fondee? en|desde|dal|sinds|opgericht in|od roku|od|sedan|siden|"
                       r"vuodesta|kurulus)\s+(?:1[6-9]|20)\d\d")
+#: a page's number ("Page 1 of 2", "Seite 1 von 2", "Página 1 de 2", "Strona 1 z 2")
 _PAGE_NUMBER = re.compile(
     r"(?:page|seite|página|pagina|pag\.|strona|sida|side|sivu|strana|stránka|sayfa|halaman|"
     r"blad|blatt|feuille|hoja|foglio)(?:\s*\d+\s*(?:of|von|de|di|z|ze|av|af|sur|van|/|aus|"
