@@ -15,16 +15,18 @@ from renamerd.storage.database import Database
 
 
 def job_actions(settings: Settings, db: Database) -> JobActions:
-    """JobActions whose Undo opens the job's connection for the move and closes it after.
-    An unknown connection raises KeyError inside (JobActions says so in words)."""
+    """JobActions whose Undo opens the job's connection (and learns its target folder) for the
+    move and closes it after. An unknown connection raises KeyError inside (JobActions says so
+    in words)."""
 
     @contextlib.contextmanager
-    def open_connector(name: str) -> Iterator[Connector]:
+    def open_connector(name: str) -> Iterator[tuple[Connector, str]]:
         pool = ConnectorPool(settings, db)
         try:
-            if pool.config(name) is None:
+            config = pool.config(name)
+            if config is None:
                 raise KeyError(name)
-            yield pool.get(name)
+            yield pool.get(name), config.target_root
         finally:
             pool.close()
 

@@ -36,7 +36,6 @@ from sqlmodel import col
 from renamerd.config import Settings
 from renamerd.connectors import Connector, ConnectorError, SupportsRemoveEmptyFolder
 from renamerd.service import jobs as J
-from renamerd.service.connections import all_connections
 from renamerd.service.job_views import JobView, JobViews
 from renamerd.service.journal import Journal, UndoError
 from renamerd.storage.database import Database
@@ -44,8 +43,9 @@ from renamerd.storage.models import Job, JournalEntry, utcnow
 
 log = logging.getLogger("renamerd.service.jobs")
 
-#: opens connection `name`'s connector for the duration of a `with` (the runtime's pool)
-ConnectorOpener = Callable[[str], AbstractContextManager[Connector]]
+#: opens connection `name`'s connector for the duration of a `with` (the runtime's pool),
+#: with the connection's target folder (where its filing folders are made)
+ConnectorOpener = Callable[[str], AbstractContextManager[tuple[Connector, str]]]
 
 
 class JobActionError(Exception):
@@ -77,9 +77,9 @@ class JobActions:
         if entry is None:
             raise JobActionError(f"job {job_id} has no recorded move to undo")
         try:
-            with self.open_connector(job.connection) as connector:
+            with self.open_connector(job.connection) as (connector, root):
                 self._move_back(job, entry, connector)
-                self._remove_emptied(job.connection, entry, connector)
+                self._remove_emptied(root, entry, connector)
         except KeyError as err:
             raise JobActionError(f"connection {job.connection!r} is not configured") from err
         except UndoError as err:
@@ -103,14 +103,10 @@ class JobActions:
             if back is None or back.revision != job.revision:
                 raise
 
-    def _remove_emptied(self, connection: str, entry: JournalEntry, connector: Connector) -> None:
-        """Remove the folders below the connection's target that the move back emptied; a
-        folder still holding anything, and every error, ends the walk (the undo is done)."""
+    def _remove_emptied(self, root: str, entry: JournalEntry, connector: Connector) -> None:
+        """Remove the folders below the connection's target `root` that the move back emptied;
+        a folder still holding anything, and every error, ends the walk (the undo is done)."""
         if not isinstance(connector, SupportsRemoveEmptyFolder):
-            return
-        root = next((c.target_root for c in all_connections(self.settings, self.db, unset=True)
-                     if c.name == connection), None)
-        if root is None:
             return
         for folder in emptied_folders(entry.new_path, entry.old_path, root):
             try:
