@@ -89,19 +89,51 @@ def _own_dates_first(dates: list[DateCandidate], numbers: list[NumberCandidate],
                      language: str) -> list[DateCandidate]:
     """`dates` with those of the documents a reminder or a credit note (`kind`) cites last: a
     date on the line of another type's number ("Rechnung Nr. RE-2026-0412 vom 05.02.2026"),
-    or joined to it on the line below ("zur Rechnung Nr. 2026-1193" / "vom 24.06.2026"), and
-    that date wherever else it stands."""
-    cited = {c.line.index for c in numbers if label_kind(c.label, language) not in (None, kind)}
+    or joined to it on the line below ("zur Rechnung Nr. 2026-1193" / "vom 24.06.2026"), or
+    under another type's date label ("Rechnungsdatum", "Laskun päivämäärä") where a date of
+    its own has a label too, and that date wherever else it stands."""
+    cited = {c.line.index for c in numbers if _number_kind(c, language) not in (None, kind)}
+    typed = {d.label: label_kind(d.label, language) for d in dates if d.label}
+    own = {d.value for d in dates if d.label and d.label_kind in ("issue_date", "date")
+           and typed[d.label] in (None, kind)}
+    # (a credit note's software may label its own date as an invoice's: then it is its own)
+    own_label = kind == "reminder" or bool(own)
 
     def cites(d: DateCandidate) -> bool:
-        # (joined by a short word, not a date's own label: "vom", "du", "del", not "Date")
-        return d.line.index in cited or (d.line.index - 1 in cited and len(d.label) <= 4
-                                          and not d.label.startswith("dat"))
+        # (joined by a short word, not a date's own label: "vom", "du", "del", not "Date";
+        # or under another type's date label, "Rechnungsdatum" in a reminder's table)
+        return (d.line.index in cited or (d.line.index - 1 in cited and len(d.label) <= 4
+                                           and not d.label.startswith("dat"))
+                or (own_label and typed.get(d.label) not in (None, kind)
+                    and d.value not in own))
 
     # (and the same date wherever it stands again: the cited invoice's row in a table)
     theirs = {d.value for d in dates if cites(d)}
     return ([d for d in dates if d.value not in theirs]
             + [d for d in dates if d.value in theirs])
+
+
+def _number_kind(number: NumberCandidate, language: str) -> str | None:
+    """The type `number`'s label names, or the type words right before a label that names
+    none ("Hyvityslasku nro 26044", "laskullamme nro 25981": our invoice's)."""
+    kind = label_kind(number.label, language)
+    if kind is None:
+        before = number.line.folded[:max(number.line.folded.find(number.label), 0)].split()
+        kind = label_kind(" ".join(before[-2:]), language) if before else None
+    return kind
+
+
+#: what a number's label scores when it is specific (not a bare "Nr." or "n°")
+SPECIFIC_SCORE = 3.0
+
+
+def _without_levels(numbers: list[NumberCandidate], kinds: list[str | None], kind: str
+                    ) -> tuple[list[NumberCandidate], list[str | None]]:
+    """`numbers` and their `kinds` without a reminder's level ("Rykker nr. 2", "Reminder no.
+    1"): one or two digits after a reminder's own word."""
+    kept = [(c, k) for c, k in zip(numbers, kinds, strict=True)
+            if not (kind == k == "reminder" and c.value.isdigit() and len(c.value) <= 2)]
+    return [c for c, _ in kept], [k for _, k in kept]
 
 
 def _type_and_number(doc: Doc, language: str, dates: list[DateCandidate]
@@ -119,8 +151,15 @@ def _type_and_number(doc: Doc, language: str, dates: list[DateCandidate]
     if guess.value not in ORDER_NUMBERED:
         numbers = [c for c in numbers if not c.order]
     if guess.value in CITING_TYPES:
-        # (its own number's label names its own type, "Mahnung Nr.", "Gutschrift-Nr.")
-        mine = [c for c in numbers if label_kind(c.label, language) == guess.value]
+        # (its own number's label names its own type, "Mahnung Nr.", "Gutschrift-Nr."; then
+        # a specific label naming no type, "Storno-Nr.", "Notre réf."; then the rest, the
+        # cited document's "Rechnung Nr." and a bare "n°" by their scores)
+        kinds = [_number_kind(c, language) for c in numbers]
+        # (a reminder's one or two digits after its own word are its level: "Rykker nr. 2")
+        numbers, kinds = _without_levels(numbers, kinds, guess.value)
+        mine = [c for c, k in zip(numbers, kinds, strict=True) if k == guess.value]
+        mine += [c for c, k in zip(numbers, kinds, strict=True)
+                 if k is None and c.score >= SPECIFIC_SCORE]
         numbers = mine + [c for c in numbers if c not in mine]
         dates = _own_dates_first(dates, numbers, guess.value, language)
     return guess, numbers, dates

@@ -38,6 +38,14 @@ _REFERENCE = re.compile(rf"[\s.-]*(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: "Numero contratto", "Číslo smlouvy"), up to the type word
 _REFERENCE_BEFORE = re.compile(r"(?<![^\W\d_])(?:n[°o]|n\.o|nr|numero|cislo)\.?\s*"
                                r"(?:(?:de|del|do|da|du|della|dello)\s+(?:la\s+)?|d')?$")
+#: a letter's subject label before a type word ("Betreft: factuur 2026-0118", "Bezug:
+#: Rechnung RE-2026-1143", "Objet : Relance – facture n° ..."): with a number after the type
+#: word, the subject is the document the letter is about
+_SUBJECT_BEFORE = re.compile(r"^(?:betreft|betreff|bezug|objet|oggetto|asunto|assunto|dotyczy"
+                             r"|angaende|vedr\.?|vedrorende|koskee|vec|konu|re|subject"
+                             r"|onderwerp)\s*:\s*$")
+#: a document's number right after its type word ("factuur 2026-0118", "Rechnung Nr. 5")
+_NUMBER_AFTER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_]{0,4}[-/]?\d")
 #: a zero amount after a receipt's words ("Amount Paid 0.00", "Paid: $0.00")
 _NOTHING = re.compile(r"\s*:?\s*(?:[$€£]|[a-z]{3}\s?)?0(?:[.,]00)?(?![\d.,])")
 #: "receipt" meaning the goods' or the bill's arrival, a payment term ("Due on Receipt",
@@ -229,7 +237,9 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
 #: what may stand around a title alone on its line: an ordinal before it ("1. Mahnung",
 #: "2nd"), a bracket or a colon after it ("Factura rectificativa (abono)")
 _ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
-_AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*")
+_AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*"
+                          # (or its own number: "Stornorechnung ST-2026-0019")
+                          r"|\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-]*\s*")
 #: a number's or date's word (_REFERENCE's) inside a type phrase: a label ("invoice number")
 _LABEL_WORD = re.compile(rf"(?<![^\W\d_])(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: how far down page 1 a title alone on its line stands (under an address window and a
@@ -239,10 +249,17 @@ TITLE_LINES = 24
 
 def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
     """`line` is a title alone on its line near the top of page 1: one type phrase, maybe
-    after an ordinal and before a bracket ("1. Mahnung", "SOLLECITO DI PAGAMENTO")."""
-    if line.page != 1 or line.index >= TITLE_LINES or len(line.text) > 60:
+    after an ordinal and before a bracket or its own number ("1. Mahnung", "SOLLECITO DI
+    PAGAMENTO", "Stornorechnung ST-2026-0019"); or a line in capitals holding a type phrase
+    and no number's or date's word ("SECOND REMINDER – OVERDUE ACCOUNT", "OSTATECZNE
+    PRZEDSĄDOWE WEZWANIE DO ZAPŁATY")."""
+    if (line.page != 1 or line.index >= TITLE_LINES or len(line.text) > 60
+            or line.text[:1].islower()):  # (a sentence going on: "offerte OF-2025-187.")
         return False
     text = line.folded
+    if (line.text.isupper() and not any(map(str.isdigit, text))
+            and pattern.search(text) and not _LABEL_WORD.search(text)):
+        return True
     start = _ORDINAL.match(text).end()  # type: ignore[union-attr]
     m = pattern.match(text, start)
     # (not a label over its value: "Invoice Number" / "0000183")
@@ -291,7 +308,8 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     if page > 1:
         weight *= 0.5
     if (_REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start())
-            or _LABELLED_NUMBER.match(text, m.end())):
+            or _LABELLED_NUMBER.match(text, m.end())
+            or (_SUBJECT_BEFORE.match(text[:m.start()]) and _NUMBER_AFTER.match(text, m.end()))):
         weight *= 0.25  # another document's number or date ("Presupuesto: P-2025-398")
     elif _AMOUNT_COLUMN.match(text, m.end()):
         weight *= 0.25
@@ -321,10 +339,16 @@ _UNNUMBERED_TYPES = ("other", "letter", "contract", "insurance")
 
 def label_kind(label: str, language: str) -> str | None:
     """The type a number's label names ("Gutschrift-Nr." a credit note's, "Rechnung Nr." an
-    invoice's), None when it names none."""
+    invoice's, "Fakturanr", "PÅMINNELSENR": a type word opening a compound), None when it
+    names none."""
     pattern, kinds = _patterns(language)
-    m = pattern.search(fold(label))
-    return kinds[_RX0.sub(" ", m.group(0))][0] if m else None
+    folded = fold(label)
+    m = pattern.search(folded)
+    if m:
+        return kinds[_RX0.sub(" ", m.group(0))][0]
+    first = folded.split(" ", 1)[0]
+    return next((kinds[first[:end]][0] for end in range(len(first) - 1, 4, -1)
+                 if first[:end] in kinds), None)
 
 
 def with_own_number(guess: TypeGuess, label: str, language: str) -> TypeGuess:

@@ -447,7 +447,9 @@ def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidat
     """`cands` with the letterhead's brand first when the best one is its own legal entity
     named below the letterhead ("Hotel Alpenrose" over "Alpenrose Hotelbetriebs GmbH" in the
     footer: either is right; the brand the customer knows is preferred). Same brand: a word
-    of four letters or more, not a kind of business, in both names."""
+    of four letters or more, not a kind of business, in both names; not a word from inside
+    the legal name after its acronym ("INVESTMENT" over "TPI Investment GmbH": a logo read in
+    part)."""
     if len(cands) < 2 or legal_suffix(cands[0].value) is None:
         return cands
     top = cands[0]
@@ -458,7 +460,8 @@ def _brand_first(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidat
     words = _brand_words(top.value)
     for cand in cands[1:4]:
         if (ctx.rank.get(cand.line.index, 99) <= 1 and cand.line.index < top.line.index
-                and legal_suffix(cand.value) is None and words & _brand_words(cand.value)):
+                and legal_suffix(cand.value) is None and words & _brand_words(cand.value)
+                and not _inside_name(cand.value, top.value)):
             brand = IssuerCandidate(cand.value, cand.line, top.score + BRAND_LEAD,
                                     (*cand.reasons, "brand of the legal entity below"))
             return [brand, *(c for c in cands if c is not cand)]
@@ -522,6 +525,19 @@ def _whole_line_name(cand: IssuerCandidate) -> bool:
     """`cand` is all of its line, without digits or a legal form."""
     return (key(cand.value) == key(cand.line.text) and legal_suffix(cand.value) is None
             and not any(map(str.isdigit, cand.value)))
+
+
+def _inside_name(part: str, name: str) -> bool:
+    """`part` is `name` without the acronym opening it ("INVESTMENT" of "TPI Investment
+    GmbH": a logo whose letters are drawn, not read)."""
+    words = name.split()
+    return (len(words) > len(part.split()) and _ACRONYM.fullmatch(words[0]) is not None
+            and legal_suffix(words[0]) is None  # (not a form before it: "SARL Plomberie")
+            and key(" ".join(words[1:])).startswith(key(part)))
+
+
+#: an acronym: two to four capitals
+_ACRONYM = re.compile(r"[A-Z]{2,4}")
 
 
 def _brand_words(name: str) -> set[str]:

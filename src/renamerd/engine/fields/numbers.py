@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from renamerd.engine.fields.columns import date_cell
 from renamerd.engine.fields.date_labels import label_pattern
-from renamerd.engine.fields.doctype import type_pattern
+from renamerd.engine.fields.doctype import label_kind, type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.names import address_words
 from renamerd.engine.fields.places import street_named
@@ -58,6 +58,10 @@ REPEATED = 0.25
 #: confirmation, a web shop's receipt for it, an unnamed kind (an invoice has a number of its
 #: own, and a reminder or a delivery note merely refers to the order)
 ORDER_NUMBERED = frozenset({"order_confirmation", "receipt", "other"})
+#: the papers whose type's words before a short label ("Hyvityslasku nro") name their own
+#: number (a policy's or a contract's number is another's)
+OWN_NUMBERED = frozenset({"invoice", "receipt", "credit_note", "reminder", "quote",
+                          "order_confirmation", "delivery_note"})
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,11 @@ class NumberCandidate:
 
 def _abbreviated(phrases: list[str]) -> list[str]:
     """`phrases` and each "...nummer" label as Germanic and Nordic pages shorten it
-    ("Kvittonummer": "Kvittonr", "Kvitto-nr", "Kvittonr."), and each "... nr" label written
-    with a hyphen ("Gutschrift nr": "Gutschrift-Nr.")."""
+    ("Kvittonummer": "Kvittonr", "Kvitto-nr", "Kvittonr.", and its two words written apart,
+    "Rechnungs Nr"), and each "... nr" label written with a hyphen ("Gutschrift nr":
+    "Gutschrift-Nr.")."""
     short = [f"{p[:-6]}{end}" for p in phrases if p.endswith("nummer") and len(p) >= 9
-             for end in ("nr", "-nr", "nr.")]
+             for end in ("nr", "-nr", "nr.", " nr")]
     hyphened = [f"{p[:-3]}-nr{end}" for p in phrases if p.endswith(" nr") and len(p) >= 6
                 for end in ("", ".")]
     return list(dict.fromkeys([*phrases, *short, *hyphened]))
@@ -104,7 +109,7 @@ def _number_labels(language: str) -> tuple[re.Pattern[str], set[str], set[str], 
         for p in labels["other_number"]:
             if lang == language or lang == "en" or len(p) > 5:
                 other.add(fold(p))
-        for p in labels.get("order_number", []):
+        for p in _abbreviated(labels.get("order_number", [])):
             if lang == language or lang == "en" or len(p) > 5:
                 orders.add(fold(p))
     # (a label ending in "#" may touch its number: "Receipt #2931", which the whole-word
@@ -211,10 +216,12 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _spaced_sign(_RX0.sub(" ", m.group(0)))
             if label not in strong and label not in weak and label not in orders:
                 continue
-            if label in weak and address is None:
+            # (a short label after a type's words is as specific: "Faktura korygująca nr")
+            typed = _type_before(line.folded, m.start(), language) if label in weak else ""
+            if label in weak and address is None and not typed:
                 address = _house_number(line.folded)
             if _names_another_number(line.folded, m, label, (strong, weak),
-                                     label in weak and bool(address), language):
+                                     label in weak and bool(address) and not typed, language):
                 continue
             # (matched in place: slicing the rest of the line for every label is quadratic)
             gap_m = _NUMBER_GAP.match(line.text, m.end())
@@ -234,7 +241,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if not _number_value(value, vm, source_line, label, source_line is line):
                 continue
             value = _as_printed_elsewhere(value, doc)
-            score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
+            score = 5.0 if label in strong or typed else 2.5 if label in weak else ORDER_SCORE
             if label in titles:
                 score = min(score, TITLE_SCORE)
             if source_line is not line:
@@ -242,7 +249,9 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             score -= 0.3 * min(line.index, 10) / 10
             if line.page > 1:
                 score -= 0.5
-            out.append(NumberCandidate(value, source_line, score, m.group(0), label in orders))
+            out.append(NumberCandidate(value, source_line, score,
+                                       f"{typed} {m.group(0)}" if typed else m.group(0),
+                                       label in orders))
     out.extend(_signed_lines(doc, language))
     if language == "pt":
         out.extend(_certified_codes(doc))
@@ -252,6 +261,16 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
     out = [replace(c, score=c.score + REPEATED) if counts[c.value] > 1 else c for c in out]
     out.sort(key=lambda c: (-c.score, c.line.index))
     return out
+
+
+def _type_before(folded: str, at: int, language: str) -> str:
+    """The words of a numbered paper's type ending right before `at` in `folded` ("faktura
+    korygujaca" of "Faktura korygująca nr"; not a policy's or a contract's), or ""."""
+    before = folded[max(0, at - 40):at].rstrip()
+    found = [m for m in type_pattern(language).finditer(before) if m.end() == len(before)]
+    if not found or label_kind(found[-1].group(0), language) not in OWN_NUMBERED:
+        return ""
+    return found[-1].group(0)
 
 
 def _names_another_number(folded: str, m: re.Match[str], label: str,
@@ -309,8 +328,10 @@ _SIGNED_LINES = 10
 
 
 #: a Portuguese certified program's document code, its type, series and number ("FT
-#: 2026/118", "FR A2026/1187", "NC FT26/7"), at a cell's start
-_CERTIFIED = re.compile(r"(?:^|(?<=\| ))((?:FT|FR|FS|NC|ND) [A-Z0-9]{1,12}/\d{1,10})(?![\w/])")
+#: 2026/118", "FR A2026/1187", "NC FT26/7"), at a cell's start: SAF-T's invoices (FT, FR,
+#: FS), notes (NC, ND), guides (GR, GT, GD), receipts (RC, RG), quotes (OR, PF), orders (NE)
+_CERTIFIED = re.compile(r"(?:^|(?<=\| ))((?:FT|FR|FS|NC|ND|GR|GT|GD|RC|RG|OR|PF|NE) [A-Z0-9]{1,12}"
+                        r"/\d{1,10})(?![\w/])")
 #: the unique code ATCUD that ends in the document's number ("JJ7K4M2P-118")
 _ATCUD = re.compile(r"(?<![\w-])[A-Z0-9]{8}-(\d{1,10})(?![\w-])")
 #: the first lines where a certified code opening a cell is the document's own (the header)
@@ -321,11 +342,11 @@ def _certified_codes(doc: Doc) -> list[NumberCandidate]:
     """A Portuguese bill's document code opening a cell near the top without a label (a row
     of values under "Fatura Data Vencimento ..."): scored as a title's label; the surer when
     the page's ATCUD ends in its number."""
-    atcud = {m.group(1) for m in _ATCUD.finditer(doc.text)}
+    atcud = {m.group(1).lstrip("0") for m in _ATCUD.finditer(doc.text)}
     out = []
     for line in doc.lines[:CERTIFIED_LINES]:
         for m in _CERTIFIED.finditer(line.text):
-            number = m.group(1).rsplit("/", 1)[1]
+            number = m.group(1).rsplit("/", 1)[1].lstrip("0")
             score = TITLE_SCORE + (REPEATED if number in atcud else 0.0)
             out.append(NumberCandidate(m.group(1), line, score, "series"))
     return out

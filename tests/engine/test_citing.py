@@ -1,0 +1,164 @@
+"""Documents that cite others: a reminder, a credit note or a cancellation names the invoices
+it is about, their numbers and dates, beside its own; and the labels and titles that tell the
+two apart."""
+
+from __future__ import annotations
+
+from renamerd.engine.fields import extract
+
+
+def values(text: str) -> dict[str, object]:
+    return extract([text]).values
+
+
+def test_a_reminders_own_number_under_a_compound_label_beats_the_cited_invoices() -> None:
+    text = ("Nordkust Ventilation AB\nImportgatan 19, 422 46 Hisings Backa\n"
+            "BETALNINGSPÅMINNELSE\nPåminnelse 2 – vi har ännu inte fått betalt för fakturan nedan\n"
+            "PÅMINNELSENR\nP-70215\nDATUM\n2026-10-20\nKUNDNR\n15530\n"
+            "Fakturanr: 10487\nFakturadatum: 2026-09-01\nFörfallodag: 2026-10-01\n"
+            "Att betala 12 480,00 kr\nNordkust Ventilation AB · Org.nr 556701-2291")
+    got = values(text)
+    assert got["document_type"] == "reminder"
+    assert got["invoice_number"] == "P-70215"
+    assert got["date"] == "2026-10-20"  # (not the invoice's "Fakturadatum")
+
+
+def test_a_type_word_before_a_short_number_label_says_whose_number_it_is() -> None:
+    # "Hyvityslasku nro" is the credit note's own; "laskullamme nro" ("by our invoice") the
+    # invoice it credits, however high its label scores
+    text = ("Saaristo Sähkö Oy\nSatamakatu 7, 20100 Turku\nHyvitettävä lasku 25981\n"
+            "Hyvityslasku nro 26044\n"
+            "Päivämäärä 15.9.2026\nAsiakas: Kiinteistö Oy Aurajoki\n"
+            "Hyvitämme laskullamme nro 25981 (28.8.2026) veloitetut, tekemättä jääneet työt.\n"
+            "Hyvitys yhteensä -640,00 €\nY-tunnus 2876451-9")
+    got = values(text)
+    assert got["document_type"] == "credit_note"
+    assert got["invoice_number"] == "26044"
+    assert got["date"] == "2026-09-15"
+
+
+def test_a_reminders_date_is_not_the_cited_invoices_in_its_table() -> None:
+    text = ("Holzmann Haustechnik GmbH\nGewerbestraße 14 · 86159 Augsburg\n"
+            "Holzmann Haustechnik GmbH · Gewerbestraße 14 · 86159 Augsburg\n"
+            "Hausverwaltung Ebner & Roth GbR\nMaximilianstraße 31\n86150 Augsburg\n"
+            "Mahnung Nr. MA-2026-0058\nDatum 18.06.2026\nKunden-Nr. 10452\n2. Mahnung\n"
+            "Sehr geehrter Herr Ebner,\n"
+            "Rechnung Nr. Rechnungsdatum fällig am Betrag\n"
+            "RE-2026-0412 07.04.2026 07.05.2026 1.284,22 €\n"
+            "Zu zahlender Betrag 1.289,22 €")
+    got = values(text)
+    assert got["date"] == "2026-06-18"
+    assert got["invoice_number"] == "MA-2026-0058"
+
+
+def test_a_cancellation_titled_with_its_number_below_a_reference_to_the_invoice() -> None:
+    text = ("Alpenblick Eventtechnik GmbH\nHaller Straße 212, 6020 Innsbruck\n"
+            "office@alpenblick-event.at\nalpenblick\n"
+            "Alpenblick Eventtechnik GmbH, Haller Straße 212, 6020 Innsbruck\n"
+            "Tourismusverband Stubai\nz. Hd. Frau Julia Pfurtscheller\nDorfstraße 3\n"
+            "6167 Neustift im Stubaital\nBezug: Rechnung RE-2026-1143\nvom 27.08.2026\n"
+            "Storno-Nr. ST-2026-0019\nDatum 03.09.2026\n"
+            "Stornorechnung ST-2026-0019\nzur Rechnung RE-2026-1143 vom 27.08.2026\n"
+            "Sehr geehrte Frau Pfurtscheller,\nwir stornieren hiermit unsere Rechnung Nr. "
+            "RE-2026-1143 vollständig.\nGutschriftsbetrag -6.472,80 EUR")
+    got = values(text)
+    assert got["document_type"] == "credit_note"
+    assert got["invoice_number"] == "ST-2026-0019"
+    assert got["date"] == "2026-09-03"
+
+
+def test_a_title_in_capitals_with_words_of_its_own() -> None:
+    text = ("Pennington Print Ltd\nUnit 4, Brookfield Trading Estate, Stockport SK1 2QD\n"
+            "Ms Harriet Cole\nCole & Barker Events Ltd\n17 Oldham Street\nManchester\nM1 1JQ\n"
+            "Account No: COLE01\nOur ref: CC/HK\n9 July 2026\n"
+            "SECOND REMINDER – OVERDUE ACCOUNT\nDear Ms Cole,\n"
+            "Our invoice no. INV-10482 of 14 May 2026 was due for payment on 13 June 2026.\n"
+            "Invoice Date Due date Amount (£)\nINV-10482 14/05/2026 13/06/2026 1,146.00\n"
+            "Total overdue £1,146.00\nYours sincerely,\nClare Connolly")
+    assert values(text)["document_type"] == "reminder"
+
+
+def test_a_compound_number_label_written_apart() -> None:
+    # "Rechnungs Nr" and "Auftrags Nr": "Rechnungsnummer" and "Auftragsnummer" written apart
+    text = ("Elektrowelt24\nLinnicherstr. 64\n50933 Köln\n"
+            "Elektrowelt24 - Linnicherstr. 64 - 50933 Köln\nOliver Kern\nFriedenstraße 25\n"
+            "74229 Oedheim\nRechnungs Nr:\nRE890095\nRechnungs Datum 15.05.2026\nRechnung\n"
+            "Auftrags Nr: AU315378\nGesamtbetrag 255,00 €")
+    assert values(text)["invoice_number"] == "RE890095"
+
+
+def test_a_logos_word_from_inside_the_legal_name_gives_way_to_it() -> None:
+    # a debt collector's letter as OCR read it: the logo's "TPI" lost, its second word kept
+    text = ("INVESTMENT\nTP: investment GmbH : Ruhrallee 185 - 45136:\nFrau\nWaltraud Leitz\n"
+            "Weinbergsteige 3\n74223 Flein\nTPI Investment GmbH\nINKASSO-Abteilung\n"
+            "Ruhrallee 185\n45136 Essen\n07.10.2025\nInkasso-Nr. 10008129 - Vergleichsangebot\n"
+            "Sehr geehrte Frau Leitz,\n"
+            "wir nehmen Bezug auf die bisherige Korrespondenz und Ihren andauernden Zahlungsverzug.\n"
+            "Zur Rechtmäßigkeit der Forderung verweisen wir erneut auf den von Ihnen erteilten\n"
+            "Auftrag (Anlage 1) und das aktuelle Urteil des Landgerichts Magdeburg.\n"
+            "Wir bieten Ihnen an, das Verfahren durch eine einmalige Zahlung von\n200,00 €\n"
+            "abzuschließen.\nBitte überweisen Sie den Betrag bis zum 17.10.2025.\n"
+            "Erfolgt keine Zahlung, lebt die ursprüngliche Forderung vollständig wieder auf.\n"
+            "TPI Investment GmbH • Geschäftsführer: Dr. Thomas Peters • AG Essen - HRB 37011 • "
+            "www.tpi-investment.de\n"
+            "Bankverbindung: Sparkasse Essen - IBAN: DE57 3605 0105 0003 5065 81 - BIC: SPESDE3EXXX")
+    assert values(text)["issuer"] == "TPI Investment GmbH"
+
+
+def test_a_short_label_after_a_credit_notes_title_words_on_a_sender_line() -> None:
+    # a DIN sender line and the title in the column beside it, read as one line
+    text = ("Drukarnia Wisła Sp. z o.o.\nul. Półłanki 64, 30-740 Kraków\n"
+            "Drukarnia Wisła Sp. z o.o., ul. Półłanki 64, 30-740 Kraków Faktura korygująca nr "
+            "FK/2026/04/007\nNabywca: | Data wystawienia | 2026-04-14\n"
+            "Przyczyna korekty: rabat (reklamacja jakości nr RK/12/2026)\n"
+            "Do faktury nr FV/2026/03/118 z dnia 2026-03-20\nRazem do zwrotu -1 230,00 zł")
+    got = values(text)
+    assert got["document_type"] == "credit_note"
+    assert got["invoice_number"] == "FK/2026/04/007"
+
+
+def test_a_letters_subject_naming_an_invoice_and_its_number_is_what_it_is_about() -> None:
+    text = ("Groenveld Hoveniers B.V.\nLaagraven 8, 3439 LG Nieuwegein · KvK 61822309\n"
+            "VvE Residentie Oudwijk\nt.a.v. de penningmeester\nOudwijk 44\n3581 JM Utrecht\n"
+            "Uw klantnummer: 40217\nBetreft: factuur 2026-0118\nNieuwegein, 24 maart 2026\n"
+            "Betalingsherinnering\nGeachte heer, mevrouw,\n"
+            "Bij controle van onze administratie zagen wij dat onze factuur met nummer 2026-0118\n"
+            "nog niet is voldaan. De vervaldatum van deze factuur was 26 februari 2026.\n"
+            "Wij verzoeken u het bedrag over te maken onder vermelding van het factuurnummer.\n"
+            "Met vriendelijke groet,")
+    assert values(text)["document_type"] == "reminder"
+
+
+def test_a_portuguese_guides_certified_code_beside_the_customers_order_number() -> None:
+    text = ("Cortiças do Montado, Lda.\nZona Industrial, Lote 12, 7100-011 Estremoz\n"
+            "NIF 508 772 410\nGUIA DE REMESSA\nOriginal · ATCUD: KX7PQ2MB-733\n"
+            "V/ ENCOMENDA | N/ ENCOMENDA | GUIA N.º | DATA | CLIENTE\n"
+            "4500112877 de 2026-08-03 | EC 2026/0415 | GR 2026/0733 | 2026-08-12 | 0387\n"
+            "Mercadoria enviada ao abrigo da V/ encomenda n.º 4500112877.")
+    got = values(text)
+    assert got["document_type"] == "delivery_note"
+    assert got["invoice_number"] == "GR 2026/0733"
+
+
+def test_a_reminders_level_and_a_danish_bank_code_are_no_numbers() -> None:
+    text = ("Søndergaard Maskinservice ApS\nIndustrivej 8, 8600 Silkeborg\nCVR 31874420\n"
+            "Kundenr. 3391\nDato 28.04.2026\nRykker nr. 2\n"
+            "Vi har endnu ikke modtaget betaling, selvom vi har sendt en påmindelse "
+            "(rykker nr. 1) den 7. april 2026.\n"
+            "Fakturanr. Fakturadato Forfaldsdato Beløb\n2026-1187 10.03.2026 24.03.2026 16 285,00\n"
+            "Betaling: Reg.nr. 7670, kontonr. 1048822914 (Jyske Bank).")
+    got = values(text)
+    assert got["document_type"] == "reminder"
+    assert got["invoice_number"] not in ("1", "2", "7670")
+    assert got["date"] == "2026-04-28"
+
+
+def test_an_order_confirmations_own_number_beside_the_customers_order() -> None:
+    text = ("Suministros Levante, S.L.\nPol. Ind. Fuente del Jarro, 46988 Paterna\n"
+            "CONFIRMACIÓN DE PEDIDO\nSu pedido nº PO-88412\nConfirmación nº CP-26-0571\n"
+            "Fecha 9 de febrero de 2026\n"
+            "Le agradecemos su pedido nº PO-88412 del 6 de febrero de 2026.\n"
+            "Total 4.812,60 €")
+    got = values(text)
+    assert got["document_type"] == "order_confirmation"
+    assert got["invoice_number"] == "CP-26-0571"
