@@ -155,6 +155,50 @@ def test_auto_reads_again_a_bills_confident_reading_that_lost_its_total(
     assert reader.backends_used == ["rapidocr"] and "Total Incl of GST 7.00" in text
 
 
+def test_auto_reads_again_a_confident_reading_that_names_no_kind_of_paper(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bakery's slip photographed with a shadow across its top: tesseract read the middle
+    of its left column confidently (a date, the cashier, the items) but lost the shop's name,
+    the title "FATURA SIMPLIFICADA" and every price; PP-OCR reads the whole slip."""
+    page = dm.render_page(INVOICE, dpi=100)
+    middle = OcrReading("Original\nData: 2026-03-02\nOperador: Conceição\nPão de Água x6\n"
+                        "Broa de Milho\nGalão", "por", 90.9, 14, 0, 19.0)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: middle)
+    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.95) for i, line in
+                     enumerate(["Padaria", "Estrela do Norte", "FATURA SIMPLIFICADA",
+                                "Data: 2026-03-02 | Hora: 07:31", "Pão de Água x6 | 1,50",
+                                "TOTAL | 9,90 €", "Obrigado pela preferência!"])],
+                    800, 600, "rapidocr")
+    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: page))
+    assert reader.backends_used == ["rapidocr"] and "Padaria" in text
+
+
+def test_auto_reads_again_a_page_its_languages_pass_read_less_of(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A taxi's slip photographed in a shadow: read again with the pack of the language its
+    text shows, tesseract kept half of what its first pass read (the name and the fare
+    lost): a page tesseract is unsure of goes to PP-OCR too."""
+    page = dm.render_page(INVOICE, dpi=100)
+    first = OcrReading("Vastkustens Taxi AB\nOrg.nr 556677-1204\nKVITTO\nForare Jorgen L\n"
+                       "Datum 2026-02-20\nAtt betala SEK 412,00\nTack for resan!",
+                       "eng", 88.0, 14, 0, 22.0)
+    again = OcrReading("Jörgen L\nPL4471\n2026-02-20\nTack för resan!", "swe", 90.0, 14, 0,
+                       22.0)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: first)
+    monkeypatch.setattr(OcrReader, "_in_document_language",
+                        staticmethod(lambda session, page, reading: again))
+    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.95) for i, line in
+                     enumerate(["TAXI", "VÄSTKUST", "Västkustens Taxi AB", "KVITTO",
+                                "Datum | 2026-02-20", "Att betala | SEK 412,00"])],
+                    800, 600, "rapidocr")
+    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
+    reader = OcrReader(EngineConfig())
+    text = reader.read(PageImage(lambda: page))
+    assert reader.backends_used == ["rapidocr"] and "Västkustens Taxi AB" in text
+
+
 def test_a_letters_confident_reading_without_a_total_is_kept() -> None:
     """No bill, no total expected: a clean letter is read by one tesseract pass."""
     letter = [dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),

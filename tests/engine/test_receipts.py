@@ -789,3 +789,42 @@ def test_albertas_code_in_an_address_is_no_swedish_company_form(address: str) ->
     text = (f"COSTCO WHOLESALE\n{address}\nMember 111822301\n05/14/2024 14:32\n"
             "KIRKLAND WATER 4.99\nSUBTOTAL 4.99\nTOTAL 5.24\nCASH 10.00\nCHANGE 4.76")
     assert extract([text]).values["issuer"] == "COSTCO WHOLESALE"
+
+
+@pytest.mark.parametrize(("text", "issuer"), [
+    # a pharmacy's sign over two lines, its pharmacist's line below it
+    ("FARMACIA\nSAN ROCCO\ndella Dott.ssa Lucia Ferretti\nVia Garibaldi 27\n40124 Bologna (BO)\n"
+     "Tel. 051 644 2190\nP.IVA 03148820371\nDOCUMENTO COMMERCIALE\nTACHIPIRINA 500MG | 5,90\n"
+     "TOTALE COMPLESSIVO | 26,50\nPagamento elettronico | 26,50", "FARMACIA SAN ROCCO"),
+    # a wordmark whose "O" OCR read as a zero, over a street with no house number
+    ("HOLLYBRO0K\nFOODS\nStation Parade, Harrogate\nHG1 1TT Tel 01423 508 114\n"
+     "VAT Reg No GB 318 4476 21\nSEMI SKIMMED MILK 4PT | 1.65\nBALANCE DUE | 18.27\n"
+     "CONTACTLESS | 18.27\nCHANGE | 0.00\nReturn by 14/04/26\nHollybrook Foods is operated by\n"
+     "Kestrel Retail Ltd, Reg. in England\nTHANK YOU FOR SHOPPING WITH US", "HOLLYBROOK FOODS"),
+    # a fuel station's brand, its branch under it, its operating company in the footer
+    ("FLINK Tank\nStation Hamm-Süd\nWerler Straße 211\n59063 Hamm\nBeleg-Nr. 7731 | Kasse 01\n"
+     "Datum 09.03.26 | Zeit 07:48\nSumme EUR | 79,73\nGirocard | 79,73\n"
+     "Betreiber: Mineralölhandel Kröger GmbH", "FLINK Tank"),
+    # a franchise supermarket: the brand on top, the franchisee under it
+    ("BUURTMARKT\nLombok - Kanaalstraat 88\n3531 CJ Utrecht\nTel 030-294 11 73\n"
+     "Franchisenemer: Supermarkt De Vries\nB.V.\nHALFVOLLE MELK 1L | 1,29\nTOTAAL | 41,37\n"
+     "PIN | 41,37", "BUURTMARKT"),
+])
+def test_a_shops_sign_over_its_branch_owner_or_franchisee(text: str, issuer: str) -> None:
+    assert extract([text]).values["issuer"] == issuer
+
+
+def test_a_portuguese_simplified_invoice_is_a_till_slip() -> None:
+    text = ("Padaria\nEstrela do Norte\nEstrela do Norte - Panificação, Lda.\n"
+            "Rua de Cedofeita, 302\n4050-174 Porto\nContribuinte: 514 228 907\n"
+            "FATURA SIMPLIFICADA\nFS 2026A/1182\nData: 2026-03-02 | Hora: 07:31\n"
+            "Pão de Água x6 | 1,50 6%\nTOTAL | 9,90 €\nMultibanco | 9,90\n"
+            "Obrigado pela preferência!")
+    assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_car_parks_receipt_is_dated_when_paid_not_when_the_car_came_in() -> None:
+    text = ("CityPark\nMerrion Street Car Park\nLeeds LS2 8JE\nPAY ON FOOT - VAT RECEIPT\n"
+            "Ticket No | 0044817226\nEntry | 16 MAR 2026 21:36\nExit paid | 17 MAR 2026 09:14\n"
+            "Duration | 11h 38m\nAmount Paid | £14.50\nPayment | Contactless VISA")
+    assert extract([text]).values["date"] == "2026-03-17"

@@ -501,9 +501,9 @@ def _opens_with(name: str, letters: str) -> bool:
 def _wordmark_joined(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCandidate]:
     """`cands` with a wordmark wrapped over the letterhead's first two lines joined first
     ("Pinecrest" / "Outfitters", "H O T E L L" / "STRANDVIK", "Clínica Veterinaria" /
-    "ALAMEDA"): the best one is the whole first or second line of the letterhead, and the
-    other line a candidate too, the first a word or two, the second one word, without digits
-    or legal form."""
+    "ALAMEDA", "FARMACIA" / "SAN ROCCO"): the best one is the whole first or second line of
+    the letterhead, and the other line a candidate too (`_wordmark_words`), without digits or
+    legal form."""
     if len(cands) < 2 or ctx.rank.get(cands[0].line.index) not in (0, 1):
         return cands
     top = cands[0]
@@ -511,7 +511,7 @@ def _wordmark_joined(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCand
         first, second = (top, cand) if ctx.rank[top.line.index] == 0 else (cand, top)
         if (second.line.index == first.line.index + 1
                 and ctx.rank.get(first.line.index) == 0 and ctx.rank.get(second.line.index) == 1
-                and len(first.value.split()) <= 2 and " " not in second.value.strip()
+                and _wordmark_words(first.value, second.value)
                 and all(_whole_line_name(c) for c in (first, second))
                 # (not the logo read again: "REWE" / "R E U E")
                 and SequenceMatcher(None, key(first.value), key(second.value)).ratio() < 0.6):
@@ -521,9 +521,20 @@ def _wordmark_joined(ctx: Page, cands: list[IssuerCandidate]) -> list[IssuerCand
     return cands
 
 
+def _wordmark_words(first: str, second: str) -> bool:
+    """A wordmark's two lines: two words over one, one over one, or a kind of business over
+    a name of two words ("FARMACIA" / "SAN ROCCO"; not "ŽELAZKO" / "Market Budowlany")."""
+    above, below = len(first.split()), len(second.split())
+    if below == 1:
+        return above <= 2
+    return above == 1 and below == 2 and business_words().fullmatch(fold(first)) is not None
+
+
 def _whole_line_name(cand: IssuerCandidate) -> bool:
-    """`cand` is all of its line, without digits or a legal form."""
-    return (key(cand.value) == key(cand.line.text) and legal_suffix(cand.value) is None
+    """`cand` is all of its line (as OCR's digits for letters are mended: "HOLLYBRO0K"),
+    without digits or a legal form."""
+    return (key(cand.value) == key(mend_digits(cand.line.text))
+            and legal_suffix(cand.value) is None
             and not any(map(str.isdigit, cand.value)))
 
 

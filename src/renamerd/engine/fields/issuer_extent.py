@@ -281,12 +281,17 @@ _OPENS_JOINED = frozenset({"&", "di", "del", "della", "und", "and", "et", "og", 
                            "y", "of", "Inh.", "Inhaber", "Inhaberin", "Inhaber:", "Inhaberin:"})
 
 
+#: a professional's title before a person's name: "Farmacia San Rocco" / "della Dott.ssa
+#: Lucia Ferretti" is the pharmacist who owns it, not more of its name
+_PERSONS_TITLE = re.compile(r"(?:Dott|Dr|Dra|Avv|Ing|Geom|Rag|Arch|Prof|Mag)(?:\.|ssa\b|\.ssa\b)")
+
+
 def name_from_above(ctx: Page, line: Line, segment: str) -> str:
     """`segment` (a line's first) with the name's first words from the line above when it
     opens with a joining word; as it is otherwise."""
     first, _, rest = segment.lstrip().partition(" ")
     if (first not in _OPENS_JOINED or not rest[:1].isupper() or line.index == 0
-            or line.index - 1 in ctx.skip):
+            or line.index - 1 in ctx.skip or _PERSONS_TITLE.match(rest)):
         return segment
     above = ctx.doc.lines[line.index - 1]
     text = despaced(above.text.strip())

@@ -156,8 +156,17 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
         return True  # a date ("October 22", "22 Okt.")
     if _FOUNDED.fullmatch(folded):
         return True  # a letterhead's "Depuis 1924", "Since 1897", "Seit 1962"
+    if _BRANCH_LINE.fullmatch(value) and not business_words().search(folded.split(" ", 1)[1]):
+        return True  # a branch under the brand ("Station Hamm-Süd", "Filiale Köln-Deutz")
     # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
     return len(words) >= 2 and all(w in never_names() for w in words)
+
+
+#: a branch's word and its place, nothing else ("Station Hamm-Süd", "Filiale Köln-Deutz",
+#: "Branch: Orchard Road"; "Station Café" is a café's name)
+_BRANCH_LINE = re.compile(
+    r"(?i:station|filiale|filiaal|filial|branch|tankstelle|succursale|sucursal|oddzia[lł]|"
+    r"pobočka|outlet):?\s+[^\W\d_][\w.'-]*(?:[ -][^\W\d_][\w.'-]*)?")
 
 
 def _month_and_day(words: list[str]) -> bool:

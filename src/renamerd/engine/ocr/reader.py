@@ -54,6 +54,9 @@ TILL_CUES = 3
 NARROW_RATIO = 0.6
 #: PP-OCR's reading of a narrow page is kept without tesseract at this confidence (0-1)
 AUTO_RAPID_CONFIDENCE = 0.80
+#: a language's second tesseract pass keeping less than this share of the first one's letters
+#: and digits sends the page to PP-OCR too
+LOST_TEXT = 0.8
 #: the types whose first page shows a total
 BILLS = ("invoice", "receipt")
 
@@ -107,8 +110,9 @@ class OcrReader:
             return _pp_ocr(page).text
         if _narrow(page):
             return self._pp_ocr_first(session, page)
-        first = self._in_document_language(session, page, session.read(page))
-        if not self._needs_second_reader(first):
+        plain = session.read(page)
+        first = self._in_document_language(session, page, plain)
+        if not self._needs_second_reader(first) and not _lost_text(first, plain):
             self.backends_used.append("tesseract")
             return first.text
         return self._better_of(session, page, first)
@@ -204,15 +208,28 @@ class OcrReader:
 
 def _bill_without_total(text: str) -> bool:
     """`text` reads as an invoice or a receipt but shows no total: the reading lost the
-    page's middle (a photo's blurred table of items), though what it kept read confidently."""
+    page's middle (a photo's blurred table of items), though what it kept read confidently;
+    or it reads as no kind of paper and shows no total (a photo whose shadowed top, the
+    shop's name and the slip's title, tesseract lost)."""
     values = extract([text]).values
-    return values.get("document_type") in BILLS and "amount" not in values
+    return values.get("document_type") in (*BILLS, "other") and "amount" not in values
+
+
+def _lost_text(reading: OcrReading, plain: OcrReading) -> bool:
+    """Reading the page again in its language's pack lost a fifth of what the first pass read
+    or more (a photo's column in a shadow): tesseract is unsure of this page."""
+    if reading is plain:
+        return False
+    return _characters(reading.text) < LOST_TEXT * _characters(plain.text)
+
+
+def _characters(text: str) -> int:
+    return sum(ch.isalnum() for ch in text)
 
 
 def _tesseract_score(reading: OcrReading) -> float:
     """A tesseract reading on PP-OCR's scale: characters times confidence (0-1)."""
-    characters = sum(ch.isalnum() for ch in reading.text)
-    return characters * max(reading.confidence, 0.0) / 100
+    return _characters(reading.text) * max(reading.confidence, 0.0) / 100
 
 
 def with_date_lines(text: str, other: str) -> str:
