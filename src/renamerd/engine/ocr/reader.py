@@ -7,8 +7,10 @@
 * "auto" (the default): one tesseract pass first (about a second on an A4 page, and its
   language packs keep every diacritic; read again with the pack of the language the text shows
   when that is another one); where that reading is not good enough for the fields
-  (mean word confidence under AUTO_TESSERACT_CONFIDENCE, small print, little text, or no date
-  on a first page: receipts and photos, mostly), PP-OCR reads the page, scaled by the word
+  (mean word confidence under AUTO_TESSERACT_CONFIDENCE, small print, little text, no date
+  on a first page, no total on a first page that reads as a bill or as no kind of paper, or a
+  language's second pass that lost a fifth of the first one's text: receipts and photos,
+  mostly), PP-OCR reads the page, scaled by the word
   height tesseract measured, and its text is used unless tesseract's scored better; a date
   only tesseract saw is added. Receipts go to PP-OCR too (three point-of-sale cues in
   tesseract's text), and a page shaped like a till roll (short side under 0.6 of the long one)
