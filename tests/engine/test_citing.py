@@ -162,3 +162,63 @@ def test_an_order_confirmations_own_number_beside_the_customers_order() -> None:
     got = values(text)
     assert got["document_type"] == "order_confirmation"
     assert got["invoice_number"] == "CP-26-0571"
+
+
+def test_a_title_followed_by_its_own_code_is_the_papers_number() -> None:
+    text = ("Seeland Präzisionsteile AG\nBielstrasse 77 · 2502 Biel/Bienne\nRotor Systems GmbH\n"
+            "Hardturmstrasse 161\n8005 Zürich\nAuftragsbestätigung AB-26-00731\n"
+            "Datum 03.03.2026\nIhre Bestellung PO-77412 vom 27.02.2026\n"
+            "Besten Dank für Ihre Bestellung.\nTotal CHF 11'987.50")
+    got = values(text)
+    assert got["document_type"] == "order_confirmation"
+    assert got["invoice_number"] == "AB-26-00731"
+
+
+def test_a_portuguese_credit_notes_certified_code_after_its_title() -> None:
+    text = ("Tecelagem Vale do Ave\nTecelagem Vale do Ave, Lda. · Rua da Indústria 145 · "
+            "4760-131 Vila Nova de Famalicão\nExmos. Senhores\nModa Atlântica, S.A.\n"
+            "Avenida da Liberdade 190\n1250-147 Lisboa\nData 21-07-2026\nCliente n.º 2214\n"
+            "Ref. documento FT 2026/412 de 30-06-2026\nNota de Crédito NC 2026/37\n"
+            "Motivo: devolução de mercadoria com defeito.\nTotal a creditar 1.254,60 €")
+    got = values(text)
+    assert got["document_type"] == "credit_note"
+    assert got["invoice_number"] == "NC 2026/37"
+
+
+def test_a_cancellations_title_with_its_number_label_and_a_qualified_reminder_title() -> None:
+    storno = ("Messebau Kranich GmbH\nHafenstraße 9 · 20457 Hamburg\nEventhaus Nord GmbH\n"
+              "Elbchaussee 12\n22763 Hamburg\nDatum 21.07.2026\n"
+              "Stornorechnung Nr. ST-2026-0031\n"
+              "Hiermit stornieren wir unsere Rechnung Nr. RE-2026-0412 vom 10.07.2026.\n"
+              "Die Rechnung wurde versehentlich gestellt; eine korrigierte Rechnung folgt.\n"
+              "Bereits geleistete Zahlungen werden mit der korrigierten Rechnung verrechnet.\n"
+              "Gesamtbetrag -4.284,00 EUR")
+    got = values(storno)
+    assert (got["document_type"], got["invoice_number"]) == ("credit_note", "ST-2026-0031")
+    reminder = ("Maple Ridge Printing\nMaple Ridge Printing Inc. · 455 Dundas St W, Toronto ON "
+                "M5T 1H1\nLakeshore Events Ltd.\nAttn: Accounts Payable\n2150 Lakeshore Rd W\n"
+                "Mississauga ON L5J 1K1\nDate August 18, 2026\nFriendly Payment Reminder\n"
+                "Dear Accounts Payable team,\nOur records show that the invoice below, issued on "
+                "July 10, 2026, has not been paid.\nThe invoice was due on August 9, 2026.\n"
+                "Total outstanding (CAD) $2,486.50\nHST No. 812345678 RT0001")
+    got = values(reminder)
+    assert (got["document_type"], got["date"]) == ("reminder", "2026-08-18")
+    assert got.get("invoice_number") != "812345678"
+
+
+def test_a_reminders_words_about_the_senders_earlier_reminder_date_nothing() -> None:
+    text = ("Glaserei Pichler GmbH\nLandstraße 40 · 4020 Linz\nCafé Traxlmayr\n"
+            "Promenade 16\n4020 Linz\nDatum Linz, 9. September 2026\n2. Mahnung\n"
+            "Sehr geehrte Damen und Herren,\ntrotz unserer Zahlungserinnerung vom "
+            "12. August 2026 konnten wir keinen Zahlungseingang feststellen.\n"
+            "Rechnung Nr. | Rechnungsdatum | Betrag\nRE-26-0611 | 30.06.2026 | 1.980,00 €")
+    assert values(text)["date"] == "2026-09-09"
+
+
+def test_a_french_letters_deadline_at_the_latest_is_no_date_of_it() -> None:
+    text = ("Transports Vasseur SARL\n12 rue Gay-Lussac, 76800 Saint-Étienne-du-Rouvray\n"
+            "SAS Normandie Primeurs\n8 quai de Boisguilbert\n76000 Rouen\n"
+            "Notre réf. : REL-2026-117\nMise en demeure de payer\nMadame, Monsieur,\n"
+            "Nous vous mettons en demeure de nous régler la somme de 5 216,00 € sous huit jours,\n"
+            "soit au plus tard le 2 octobre 2026.\nFait à Saint-Étienne-du-Rouvray, le 22/09/2026")
+    assert values(text)["date"] == "2026-09-22"

@@ -1622,3 +1622,25 @@ def test_a_row_of_labelled_dates_is_no_sender_line() -> None:
             "30-015 Kraków\nRazem do zapłaty 250,00 zł")
     assert values(text)["issuer"] == "Centrum Medyczne Zdrowa Rodzina Sp. z o.o."
 
+
+
+def test_a_header_row_with_a_hyphened_label_and_an_offers_date_in_its_cell() -> None:
+    text = ("Tischlerei Wallner\nMeisterbetrieb · Dorfstraße 14 · 6170 Zirl\nFamilie\n"
+            "Dr. Elisabeth und Martin Gruber\nSchneeburggasse 71\n6020 Innsbruck\nRechnung\n"
+            "Rechnung Nr. | Rechnungsdatum | Lieferdatum | Angebot | Kunden-Nr.\n"
+            "2026-047 | 11.08.2026 | 06.08.2026 | Nr. 2026-031 vom 02.07.2026 | 318\n"
+            "Gesamtbetrag | € 7.548,00\nabzgl. Anzahlung vom 10.07.2026 | € -2.000,00")
+    got = extract([text]).values
+    assert (got["date"], got["invoice_number"]) == ("2026-08-11", "2026-047")
+
+
+def test_a_uk_tax_point_gives_way_to_the_invoice_date() -> None:
+    text = ("Harbourside Analytics\nHarbourside Analytics Ltd · 14 Canal Street · Manchester "
+            "M1 3HE\naccounts@harbourside-analytics.co.uk · 0161 496 0732\n"
+            "Harbourside Analytics Ltd, 14 Canal Street, Manchester M1 3HE\nPennine Tools Ltd\n"
+            "FAO Accounts Payable\nUnit 7 Riverside Park\nLeeds\nLS10 1AB\n"
+            "Invoice no. HA-2026-0412\nInvoice date 14 April 2026\nTax point 31 March 2026\n"
+            "Account no. C-1047\nYour PO PT-PO-88213\nPayment due 14 May 2026\nInvoice\n"
+            "Professional services for the period 1 March 2026 to 31 March 2026, as agreed in "
+            "the statement of work\ndated 9 February 2026.\nTotal £13,392.00")
+    assert extract([text]).values["date"] == "2026-04-14"

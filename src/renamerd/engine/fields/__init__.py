@@ -91,7 +91,8 @@ def _own_dates_first(dates: list[DateCandidate], numbers: list[NumberCandidate],
     date on the line of another type's number ("Rechnung Nr. RE-2026-0412 vom 05.02.2026"),
     or joined to it on the line below ("zur Rechnung Nr. 2026-1193" / "vom 24.06.2026"), or
     under another type's date label ("Rechnungsdatum", "Laskun päivämäärä") where a date of
-    its own has a label too, and that date wherever else it stands."""
+    its own has a label too, or a reminder's issue-date words after another type's word
+    ("the invoice below, issued on July 10"), and that date wherever else it stands."""
     cited = {c.line.index for c in numbers if _number_kind(c, language) not in (None, kind)}
     typed = {d.label: label_kind(d.label, language) for d in dates if d.label}
     own = {d.value for d in dates if d.label and d.label_kind in ("issue_date", "date")
@@ -105,7 +106,10 @@ def _own_dates_first(dates: list[DateCandidate], numbers: list[NumberCandidate],
         return (d.line.index in cited or (d.line.index - 1 in cited and len(d.label) <= 4
                                            and not d.label.startswith("dat"))
                 or (own_label and typed.get(d.label) not in (None, kind)
-                    and d.value not in own))
+                    and d.value not in own)
+                or (kind == "reminder" and d.label_kind == "issue_date"
+                    and typed.get(d.label) is None and label_kind(
+                        d.line.folded[:d.start - d.line.start], language) not in (None, kind)))
 
     # (and the same date wherever it stands again: the cited invoice's row in a table)
     theirs = {d.value for d in dates if cites(d)}

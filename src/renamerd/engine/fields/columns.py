@@ -17,10 +17,11 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 
 #: fewest pairs that make two columns (two could be a heading and a number by chance)
 MIN_PAIRS = 3
-#: a label: one to four words of letters ("Invoice #", "Amount Due (JMD)" too), no digit, no
-#: colon with a value after it
+#: a label: one to four words of letters, a word hyphened ("Kunden-Nr.", "Invoice #",
+#: "Amount Due (JMD)" too), no digit, no colon with a value after it
+_LABEL_PART = r"[^\W\d_][^\W\d_.'’ºª°/-]*(?:-[^\W\d_][^\W\d_.'’ºª°/-]*)?\.?"
 _LABEL = re.compile(
-    r"[^\W\d_][^\W\d_.'’ºª°/-]*\.?(?: [^\W\d_][^\W\d_.'’ºª°/-]*\.?){0,3}(?: ?[#№])?"
+    rf"{_LABEL_PART}(?: {_LABEL_PART}){{0,3}}(?: ?[#№])?"
     r"(?: \([^\W\d_]{1,5}\))? ?:?")
 #: a value: holds a digit, at most five blank-separated parts, short
 _VALUE = re.compile(r"(?=[^\n]*\d)\S+(?: \S+){0,4}")

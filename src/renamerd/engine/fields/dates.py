@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from renamerd.engine.fields.date_labels import label_pattern as _label_pattern
 from renamerd.engine.fields.date_labels import month_table as _month_table
 from renamerd.engine.fields.date_repair import with_ocr_digits
+from renamerd.engine.fields.doctype import type_pattern
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.numbers import invoice_number_label_at_end
 from renamerd.engine.lexicon import alternation, common, fold
@@ -450,7 +451,8 @@ def _before_connector(before: str, above: str | None, connector: str, kind: str,
     """The label of a date written after a connector word: the label just before the
     connector when there is one ("date limite de paiement le 05 juillet": a due date), an
     issue date after an invoice number ("Facture n° 562044387 du 02 juillet 2015", "Rechnung
-    Nr. 123 vom 5. Mai", also with the title on the line `above`), else the connector's own
+    Nr. 123 vom 5. Mai", also with the title on the line `above`), the sender's own earlier
+    paper's ("unserer Zahlungserinnerung vom": a period's, against), else the connector's own
     kind."""
     earlier = _last_match(pattern, before)
     if earlier is not None and _CONNECTOR_GAP.match(before[earlier.end():]):
@@ -465,6 +467,10 @@ def _before_connector(before: str, above: str | None, connector: str, kind: str,
             # RE-2026-0187" / "vom 09.02.2026")
             return connector, "period", 0.6
         return connector, "issue_date", 0.8
+    if (ours := _ours_before().search(before)) and type_pattern(language).search(ours.group(0)):
+        # "trotz unserer Zahlungserinnerung vom 12. August", "our reminder of 3 May": the
+        # sender's earlier paper, without its number
+        return connector, "period", 0.6
     return connector, kind, 1.0
 
 

@@ -38,6 +38,8 @@ _REFERENCE = re.compile(rf"[\s.-]*(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: "Numero contratto", "Číslo smlouvy"), up to the type word
 _REFERENCE_BEFORE = re.compile(r"(?<![^\W\d_])(?:n[°o]|n\.o|nr|numero|cislo)\.?\s*"
                                r"(?:(?:de|del|do|da|du|della|dello)\s+(?:la\s+)?|d')?$")
+#: a title's own number, the rest of its line ("Stornorechnung Nr. ST-2026-0031")
+_OWN_NUMBER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-]*\s*")
 #: a letter's subject label before a type word ("Betreft: factuur 2026-0118", "Bezug:
 #: Rechnung RE-2026-1143", "Objet : Relance – facture n° ..."): with a number after the type
 #: word, the subject is the document the letter is about
@@ -237,6 +239,8 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
 #: what may stand around a title alone on its line: an ordinal before it ("1. Mahnung",
 #: "2nd"), a bracket or a colon after it ("Factura rectificativa (abono)")
 _ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
+#: a word or two qualifying a title ("Friendly Payment Reminder", "Letzte Mahnung")
+_QUALIFIER = re.compile(r"(?:[^\W\d_]+\s+){0,2}")
 _AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*"
                           # (or its own number: "Stornorechnung ST-2026-0019")
                           r"|\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-]*\s*")
@@ -249,7 +253,8 @@ TITLE_LINES = 24
 
 def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
     """`line` is a title alone on its line near the top of page 1: one type phrase, maybe
-    after an ordinal and before a bracket or its own number ("1. Mahnung", "SOLLECITO DI
+    after an ordinal or a word or two ("Friendly Payment Reminder") and before a bracket or
+    its own number ("1. Mahnung", "SOLLECITO DI
     PAGAMENTO", "Stornorechnung ST-2026-0019"); or a line in capitals holding a type phrase
     and no number's or date's word ("SECOND REMINDER – OVERDUE ACCOUNT", "OSTATECZNE
     PRZEDSĄDOWE WEZWANIE DO ZAPŁATY")."""
@@ -261,7 +266,8 @@ def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
             and pattern.search(text) and not _LABEL_WORD.search(text)):
         return True
     start = _ORDINAL.match(text).end()  # type: ignore[union-attr]
-    m = pattern.match(text, start)
+    qualified = _QUALIFIER.match(text, start).end()  # type: ignore[union-attr]
+    m = pattern.match(text, start) or pattern.match(text, qualified)
     # (not a label over its value: "Invoice Number" / "0000183")
     return (m is not None and _AFTER_TITLE.fullmatch(text, m.end()) is not None
             and not _LABEL_WORD.search(m.group(0)))
@@ -297,7 +303,7 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
 def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> float:
     """What type keyword `m` in a line's (folded) `text` weighs: three in a heading, five in
     a title line, half on a later page, a quarter before a number's or date's label or a
-    column of amounts."""
+    column of amounts (not when the line is the title and its own number alone)."""
     weight = 3.0 if heading else 1.0
     # (of a line of columns, the keyword's own column: "fibrelande | Relance – facture")
     start = text.rfind(" | ", 0, m.start()) + 1
@@ -307,6 +313,10 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
         weight += 2.0  # a title line: the keyword is most of the line (not "CONTRATO: 702")
     if page > 1:
         weight *= 0.5
+    # (a title and its own number, all of its line: "Stornorechnung Nr. ST-2026-0031")
+    own_title = heading and m.start() == 0 and _OWN_NUMBER.fullmatch(text, m.end()) is not None
+    if own_title:
+        return weight
     if (_REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start())
             or _LABELLED_NUMBER.match(text, m.end())
             or (_SUBJECT_BEFORE.match(text[:m.start()]) and _NUMBER_AFTER.match(text, m.end()))):

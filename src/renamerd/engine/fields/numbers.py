@@ -253,6 +253,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
                                        f"{typed} {m.group(0)}" if typed else m.group(0),
                                        label in orders))
     out.extend(_signed_lines(doc, language))
+    out.extend(_titled_numbers(doc, language, strong | weak | orders))
     if language == "pt":
         out.extend(_certified_codes(doc))
     # (a value printed under two labels is surer: a title's and a slip's, "NÚMERO: 788" and
@@ -366,6 +367,33 @@ def _signed_lines(doc: Doc, language: str) -> list[NumberCandidate]:
         above = doc.lines[line.index - 1].folded.strip() if line.index else ""
         if line.index < _SIGNED_LINES or type_pattern(language).fullmatch(above):
             out.append(NumberCandidate(m.group(1), line, TITLE_SCORE, "#"))
+    return out
+
+
+#: a code after a title, alone with it on its line ("Auftragsbestätigung AB-26-00731",
+#: "NOTE DE CRÉDIT NC-26-0058", a Portuguese "Nota de Crédito NC 2026/37"), maybe after a
+#: number's word
+_TITLE_CODE = re.compile(rf"\s*(?:(?:nr|no|n[°º]|#)\.?\s*)?"
+                         rf"([A-Z]{{2}} [A-Z0-9]{{1,12}}/\d{{1,10}}|{_CODE})\s*")
+#: how far down page 1 such a title stands
+TITLED_LINES = 30
+
+
+def _titled_numbers(doc: Doc, language: str, labels: set[str]) -> list[NumberCandidate]:
+    """The code following a numbered paper's title alone on its line near the top of page 1,
+    where the title is no number label of ours (`labels`): scored as a title's label, its
+    label the title (so its type is known: a credit note's own number)."""
+    out = []
+    for line in doc.lines[:TITLED_LINES]:
+        m = type_pattern(language).match(line.folded)
+        if line.page != 1 or m is None or _RX0.sub(" ", m.group(0)) in labels:
+            continue
+        code = _TITLE_CODE.fullmatch(line.text, m.end())
+        if (code is None or not any(ch.isdigit() for ch in code.group(1))
+                or date_cell(code.group(1))
+                or label_kind(m.group(0), language) not in OWN_NUMBERED):
+            continue
+        out.append(NumberCandidate(code.group(1), line, TITLE_SCORE, m.group(0)))
     return out
 
 
