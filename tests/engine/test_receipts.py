@@ -828,3 +828,19 @@ def test_a_car_parks_receipt_is_dated_when_paid_not_when_the_car_came_in() -> No
             "Ticket No | 0044817226\nEntry | 16 MAR 2026 21:36\nExit paid | 17 MAR 2026 09:14\n"
             "Duration | 11h 38m\nAmount Paid | £14.50\nPayment | Contactless VISA")
     assert extract([text]).values["date"] == "2026-03-17"
+
+
+def test_an_australian_chemists_tax_invoice_paid_by_eftpos_is_a_till_slip() -> None:
+    text = ("CareWell\nCHEMIST\nFitzroy\n301 Brunswick St, Fitzroy VIC\n3065\nPh (03) 9417 3321\n"
+            "ABN 61 142 880 537\nTAX INVOICE\nDate: 05/02/2026 | Time: 10:14\n"
+            "Panadol Rapid 20 | 6.49\nHand Cream 75ml | 9.95*\nTOTAL | $16.44\nEFTPOS | 16.44\n"
+            "Incl GST (*) | 0.90")
+    assert extract([text]).values["document_type"] == "receipt"
+
+
+def test_a_florists_delivery_date_is_not_the_slips() -> None:
+    text = ("Fleurs de Lune\nArtisan fleuriste\n8 rue Mercière, 69002 Lyon\n"
+            "Ticket n° 000318 Caisse 1\nLe 14/02/2026 à 10:32\nVendeuse: Amandine\n"
+            "Bouquet roses rouges x12 | 48,00\nTOTAL TTC | 89,40 €\nCB | 89,40\n"
+            "Livraison prévue le 15/02/2026\nentre 9h et 12h\nMerci de votre visite!")
+    assert extract([text]).values["date"] == "2026-02-14"
