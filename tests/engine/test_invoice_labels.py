@@ -1644,3 +1644,21 @@ def test_a_uk_tax_point_gives_way_to_the_invoice_date() -> None:
             "Professional services for the period 1 March 2026 to 31 March 2026, as agreed in "
             "the statement of work\ndated 9 February 2026.\nTotal £13,392.00")
     assert extract([text]).values["date"] == "2026-04-14"
+
+
+def test_an_italian_e_invoices_copy_with_a_series_in_its_number() -> None:
+    text = ("FATTURA ELETTRONICA — Versione FPR12\n"
+            "Documento di cortesia / copia analogica della fattura elettronica trasmessa al "
+            "Sistema di Interscambio.\nData ricezione SdI: 12/03/2026 09:41\n"
+            "Cedente/prestatore (fornitore)\nIdentificativo fiscale ai fini IVA IT03418820165\n"
+            "Denominazione OFFICINE MECCANICHE BREMBANA S.R.L.\n"
+            "Indirizzo Via Europa 27, 24019 Zogno (BG) IT\nCessionario/committente (cliente)\n"
+            "Identificativo fiscale ai fini IVA IT02271440984\n"
+            "Denominazione Valcamonica Impianti S.p.A.\n"
+            "Tipologia documento Art. 73 Numero documento Data documento Codice destinatario\n"
+            "TD01 fattura FPR 112/26 11/03/2026 M5UXCR1\n"
+            "Dati ordine d'acquisto Id documento OA-2026-0217 del 16/02/2026\n"
+            "Dati DDT DDT n. 338 del 09/03/2026\nTotale documento 4.624,40")
+    got = extract([text]).values
+    assert (got["date"], got["invoice_number"]) == ("2026-03-11", "FPR 112/26")
+    assert got["issuer"] == "OFFICINE MECCANICHE BREMBANA S.R.L."

@@ -95,6 +95,7 @@ def test_correct_names_are_left_alone(text: str) -> None:
     ("SAM SAM TRAD1NG CO", "SAM SAM TRADING CO"), ("LI6HTR0OM GALLERY", "LIGHTROOM GALLERY"),
     ("AIK HUAT ENTERPRISE (5ETIA ALAM)", "AIK HUAT ENTERPRISE (SETIA ALAM)"),
     ("8anh Mi Cafe", "Banh Mi Cafe"), ("Ca5h & Carry", "Cash & Carry"),
+    ("GEMILANG B00KS SDN BHD", "GEMILANG BOOKS SDN BHD"),
 ])
 def test_digits_misread_inside_a_names_words_are_letters(garbled: str, mended: str) -> None:
     assert mend_digits(garbled) == mended

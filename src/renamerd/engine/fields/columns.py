@@ -135,6 +135,12 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             out.extend(paired)
             i += 3
             continue
+        # (an Italian e-invoice's copy: "... Numero documento Data documento ..." over
+        # "TD01 fattura FPR 112/26 11/03/2026 M5UXCR1", a number of two words)
+        if i + 1 < n and (paired := _pair_sdi_row(lines[i], lines[i + 1])):
+            out.extend(paired)
+            i += 2
+            continue
         # (a row of labels each ending in a colon, known or not, over as many values:
         # "PERIODO DE FACTURACIÓN: Nº FACTURA:" over "27/04/2026 - 31/05/2026 2126060801")
         if i + 1 < n and (paired := _pair_colon_row(lines[i], lines[i + 1])):
@@ -154,6 +160,25 @@ def pair_header_rows(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+#: the row of values under an Italian e-invoice's "Tipologia documento ... Numero documento
+#: Data documento" (the SdI's stylesheet): the document's kind ("TD01 fattura"), its number
+#: (a series and a number: "FPR 112/26"), its date
+_SDI_VALUES = re.compile(r"TD\d{2}[A-Z]?\s+[^\d|]+?\s+(\S.*?)\s+"
+                         r"(\d{2}[/-]\d{2}[/-]\d{4}|\d{4}-\d{2}-\d{2})(?!\S)")
+
+
+def _pair_sdi_row(heads: str, cells: str) -> list[str]:
+    """The two rows and their number's and date's "label: value" lines, when `heads` holds
+    an Italian e-invoice's "Numero documento" and "Data documento" and `cells` is its row of
+    values (_SDI_VALUES); [] otherwise."""
+    if not cells.startswith("TD") or "numero documento" not in heads.lower():
+        return []
+    m = _SDI_VALUES.match(cells)
+    if m is None or "data documento" not in heads.lower():
+        return []
+    return [heads, f"Numero documento: {m.group(1)}", f"Data documento: {m.group(2)}", cells]
 
 
 #: a date written with its month's name between blanks ("29 May 25", "11 Nov 2025"): one cell

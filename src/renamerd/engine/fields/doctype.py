@@ -38,6 +38,8 @@ _REFERENCE = re.compile(rf"[\s.-]*(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: "Numero contratto", "Číslo smlouvy"), up to the type word
 _REFERENCE_BEFORE = re.compile(r"(?<![^\W\d_])(?:n[°o]|n\.o|nr|numero|cislo)\.?\s*"
                                r"(?:(?:de|del|do|da|du|della|dello)\s+(?:la\s+)?|d')?$")
+#: what a title line's keyword weighs (a heading's 3 and a title's 2)
+TITLE_WEIGHT = 5.0
 #: a title's own number, the rest of its line ("Stornorechnung Nr. ST-2026-0031")
 _OWN_NUMBER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-]*\s*")
 #: a letter's subject label before a type word ("Betreft: factuur 2026-0118", "Bezug:
@@ -176,6 +178,7 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     scores: dict[str, float] = {}
     evidence: dict[str, str] = {}
     addressed = False
+    titled: set[str] = set()  # (the kinds a title line named so far)
     for line in doc.lines:
         if recipient.match(line.folded):
             addressed = True
@@ -187,7 +190,13 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
                    and len(line.text) <= HEADING_WIDTH
                    and (not line.text[:1].islower() or " | " in line.text)
                    or _title_alone(line, pattern))
-        for kind, weight in _line_keywords(line, pattern, kinds, heading):
+        for kind, weight, numbered in _line_keywords(line, pattern, kinds, heading):
+            if numbered and titled - {kind}:
+                # (another paper's type and number under this one's title: a reference,
+                # "Følgeseddel FS-2026-11731" in an invoice's block of references)
+                weight *= 0.25
+            elif weight >= TITLE_WEIGHT:
+                titled.add(kind)
             scores[kind] = scores.get(kind, 0.0) + weight
             evidence.setdefault(kind, line.text)
     compounds, ends = _compounds()
@@ -274,9 +283,10 @@ def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
 
 
 def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[str, bool]],
-                   heading: bool) -> Iterator[tuple[str, float]]:
-    """Each type keyword of `line` and its weight (a heading's only where `heading`); a kind
-    after another kind's word weighs a quarter: what the title is about ("Mahnung zu Ihrer
+                   heading: bool) -> Iterator[tuple[str, float, bool]]:
+    """Each type keyword of `line`, its weight (a heading's only where `heading`) and whether
+    only its number follows it on the line ("Følgeseddel FS-2026-11731"); a kind after
+    another kind's word weighs a quarter: what the title is about ("Mahnung zu Ihrer
     Rechnung 17")."""
     # (a number inside a title is read past: "Order #743234 Confirmed")
     text = _NUMBER_SIGN.sub("", line.folded) if "#" in line.folded else line.folded
@@ -297,7 +307,7 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
         if first is not None and kind != first:
             weight *= 0.25
         first = first or kind
-        yield kind, weight
+        yield kind, weight, _OWN_NUMBER.fullmatch(text, m.end()) is not None
 
 
 def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> float:

@@ -12,10 +12,14 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 _RX0 = re.compile(r"[^\W\d_]{3,}")
 _FIVE_LETTERS = re.compile(r"[^\W\d_]{5}")
 _RX1 = re.compile(r"\s+")
-_LABEL_PREFIX = re.compile(r"^[^\w]*(?:from|von|de|da|van|od|fra|från|lähettäjä|od|denominazione|"
+_LABEL_PREFIX = re.compile(r"^[^\w]*(?:(?:from|von|de|da|van|od|fra|från|lähettäjä|od|denominazione|"
                            r"ragione sociale|razón social|razão social|nome/razão social|"
                            r"raison sociale|company name|firmenname)"
-                           r"\s*:[\s*|]*", re.I)
+                           r"\s*:[\s*|]*"
+                           # (a company's name label needs no colon: an Italian e-invoice's
+                           # copy prints "Denominazione OFFICINE MECCANICHE BREMBANA S.R.L.")
+                           r"|(?:denominazione|ragione sociale|razón social|razão social|"
+                           r"raison sociale|company name|firmenname)\s+(?=[^\W\d_]))", re.I)
 #: a footer's copyright notice before the name ("Copyright © 2023 Apple Distribution
 #: International Ltd.", "© 2019-2024 ACME GmbH")
 _COPYRIGHT = re.compile(r"^(?:copyright\s*(?:©|\(c\))?|©)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?\s*)?",
@@ -138,9 +142,10 @@ def fix_ocr_suffixes(text: str) -> str:
 
 
 #: a word of letters with digits that OCR reads for the letters they resemble ("TRAD1NG",
-#: "(5ETIA", "LI6HTR0OM", "8anhMi"): digits only between letters or opening the word
+#: "(5ETIA", "LI6HTR0OM", "8anhMi", "B00KS"): one or two digits between letters, or one
+#: opening the word
 _DIGIT_SLIP = re.compile(
-    r"(?<![\w&-])(?=(?:[0-9]*[^\W\d_]){3})[0-9]?[^\W\d_]+(?:[01568][^\W\d_]+)*(?![\w&-])")
+    r"(?<![\w&-])(?=(?:[0-9]*[^\W\d_]){3})[0-9]?[^\W\d_]+(?:[01568]{1,2}[^\W\d_]+)*(?![\w&-])")
 #: what every word that _DIGIT_SLIP mends holds (found faster)
 _LOOKALIKE_BESIDE_LETTER = re.compile(r"[01568][^\W\d_]")
 _UPPER_LOOKALIKES = str.maketrans("01568", "OISGB")
