@@ -252,7 +252,7 @@ _ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
 _QUALIFIER = re.compile(r"(?:[^\W\d_]+\s+){0,2}")
 _AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*"
                           # (or its own number: "Stornorechnung ST-2026-0019")
-                          r"|\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-]*\s*")
+                          rf"|{_OWN_NUMBER.pattern}")
 #: a number's or date's word (_REFERENCE's) inside a type phrase: a label ("invoice number")
 _LABEL_WORD = re.compile(rf"(?<![^\W\d_])(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: how far down page 1 a title alone on its line stands (under an address window and a
@@ -262,11 +262,10 @@ TITLE_LINES = 24
 
 def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
     """`line` is a title alone on its line near the top of page 1: one type phrase, maybe
-    after an ordinal or a word or two ("Friendly Payment Reminder") and before a bracket or
-    its own number ("1. Mahnung", "SOLLECITO DI
-    PAGAMENTO", "Stornorechnung ST-2026-0019"); or a line in capitals holding a type phrase
-    and no number's or date's word ("SECOND REMINDER – OVERDUE ACCOUNT", "OSTATECZNE
-    PRZEDSĄDOWE WEZWANIE DO ZAPŁATY")."""
+    after an ordinal or a word or two and before a bracket or its own number ("1. Mahnung",
+    "SOLLECITO DI PAGAMENTO", "Friendly Payment Reminder", "Stornorechnung ST-2026-0019");
+    or a line in capitals holding a type phrase and no number's or date's word ("SECOND
+    REMINDER – OVERDUE ACCOUNT", "OSTATECZNE PRZEDSĄDOWE WEZWANIE DO ZAPŁATY")."""
     if (line.page != 1 or line.index >= TITLE_LINES or len(line.text) > 60
             or line.text[:1].islower()):  # (a sentence going on: "offerte OF-2025-187.")
         return False
