@@ -137,21 +137,28 @@ def test_auto_compares_pp_ocr_with_a_doubtful_reading_in_another_script(
     assert "Northwind" in text and "INV-2024-0042" in text
 
 
+def _auto_reads(monkeypatch: pytest.MonkeyPatch, tesseract: OcrReading,
+                pp_ocr: list[str]) -> tuple[OcrReader, str]:
+    """`auto`'s reader and its text of a page that tesseract reads as `tesseract` and PP-OCR
+    as the lines `pp_ocr` (both backends faked: which one `auto` keeps is the question)."""
+    page = dm.render_page(INVOICE, dpi=100)
+    monkeypatch.setattr(OcrSession, "read", lambda self, page: tesseract)
+    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.96)
+                     for i, line in enumerate(pp_ocr)], 800, 600, "rapidocr")
+    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
+    reader = OcrReader(EngineConfig())
+    return reader, reader.read(PageImage(lambda: page))
+
+
 def test_auto_reads_again_a_bills_confident_reading_that_lost_its_total(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A receipt photographed on a table (a wide page): tesseract read its letterhead, title
     and date confidently but lost the blurred items and totals; PP-OCR reads it as well."""
-    page = dm.render_page(INVOICE, dpi=100)
     header = OcrReading("LIM SENG THO HARDWARE TRADING\nTAX INVOICE\nCS 24198\n"
                         "03/02/2018 15°2€\nTHANK YOU", "eng", 90.0, 14, 0, 25.0)
-    monkeypatch.setattr(OcrSession, "read", lambda self, page: header)
-    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.97) for i, line in
-                     enumerate(["LIM SENG THO HARDWARE TRADING", "TAX INVOICE", "CS 24198",
-                                "03/02/2018 15:28", "Total Incl of GST 7.00", "Cash 10.00",
-                                "Change Due 3.00", "THANK YOU"])], 800, 600, "rapidocr")
-    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
-    reader = OcrReader(EngineConfig())
-    text = reader.read(PageImage(lambda: page))
+    reader, text = _auto_reads(monkeypatch, header, [
+        "LIM SENG THO HARDWARE TRADING", "TAX INVOICE", "CS 24198", "03/02/2018 15:28",
+        "Total Incl of GST 7.00", "Cash 10.00", "Change Due 3.00", "THANK YOU"])
     assert reader.backends_used == ["rapidocr"] and "Total Incl of GST 7.00" in text
 
 
@@ -160,18 +167,11 @@ def test_auto_reads_again_a_confident_reading_that_names_no_kind_of_paper(
     """A bakery's slip photographed with a shadow across its top: tesseract read the middle
     of its left column confidently (a date, the cashier, the items) but lost the shop's name,
     the title "FATURA SIMPLIFICADA" and every price; PP-OCR reads the whole slip."""
-    page = dm.render_page(INVOICE, dpi=100)
     middle = OcrReading("Original\nData: 2026-03-02\nOperador: Conceição\nPão de Água x6\n"
                         "Broa de Milho\nGalão", "por", 90.9, 14, 0, 19.0)
-    monkeypatch.setattr(OcrSession, "read", lambda self, page: middle)
-    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.95) for i, line in
-                     enumerate(["Padaria", "Estrela do Norte", "FATURA SIMPLIFICADA",
-                                "Data: 2026-03-02 | Hora: 07:31", "Pão de Água x6 | 1,50",
-                                "TOTAL | 9,90 €", "Obrigado pela preferência!"])],
-                    800, 600, "rapidocr")
-    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
-    reader = OcrReader(EngineConfig())
-    text = reader.read(PageImage(lambda: page))
+    reader, text = _auto_reads(monkeypatch, middle, [
+        "Padaria", "Estrela do Norte", "FATURA SIMPLIFICADA", "Data: 2026-03-02 | Hora: 07:31",
+        "Pão de Água x6 | 1,50", "TOTAL | 9,90 €", "Obrigado pela preferência!"])
     assert reader.backends_used == ["rapidocr"] and "Padaria" in text
 
 
@@ -180,22 +180,16 @@ def test_auto_reads_again_a_page_its_languages_pass_read_less_of(
     """A taxi's slip photographed in a shadow: read again with the pack of the language its
     text shows, tesseract kept half of what its first pass read (the name and the fare
     lost): a page tesseract is unsure of goes to PP-OCR too."""
-    page = dm.render_page(INVOICE, dpi=100)
     first = OcrReading("Vastkustens Taxi AB\nOrg.nr 556677-1204\nKVITTO\nForare Jorgen L\n"
                        "Datum 2026-02-20\nAtt betala SEK 412,00\nTack for resan!",
                        "eng", 88.0, 14, 0, 22.0)
     again = OcrReading("Jörgen L\nPL4471\n2026-02-20\nTack för resan!", "swe", 90.0, 14, 0,
                        22.0)
-    monkeypatch.setattr(OcrSession, "read", lambda self, page: first)
     monkeypatch.setattr(OcrReader, "_in_document_language",
                         staticmethod(lambda session, page, reading: again))
-    whole = OcrPage([OcrLine(line, (0, 40 * i, 600, 40 * i + 30), 0.95) for i, line in
-                     enumerate(["TAXI", "VÄSTKUST", "Västkustens Taxi AB", "KVITTO",
-                                "Datum | 2026-02-20", "Att betala | SEK 412,00"])],
-                    800, 600, "rapidocr")
-    monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: whole)
-    reader = OcrReader(EngineConfig())
-    text = reader.read(PageImage(lambda: page))
+    reader, text = _auto_reads(monkeypatch, first, [
+        "TAXI", "VÄSTKUST", "Västkustens Taxi AB", "KVITTO", "Datum | 2026-02-20",
+        "Att betala | SEK 412,00"])
     assert reader.backends_used == ["rapidocr"] and "Västkustens Taxi AB" in text
 
 
