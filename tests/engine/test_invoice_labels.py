@@ -1662,3 +1662,13 @@ def test_an_italian_e_invoices_copy_with_a_series_in_its_number() -> None:
     got = extract([text]).values
     assert (got["date"], got["invoice_number"]) == ("2026-03-11", "FPR 112/26")
     assert got["issuer"] == "OFFICINE MECCANICHE BREMBANA S.R.L."
+
+
+def test_a_brazilian_service_notes_issue_label_wrapped_over_two_lines() -> None:
+    text = ("PREFEITURA DE\nCAMPINAS\nSecretaria Municipal de Finanças\n"
+            "NOTA FISCAL DE SERVIÇOS ELETRÔNICA – NFS-e\nNúmero da Nota 00004827\n"
+            "Data e Hora de\nEmissão\n16/07/2026 14:37:12\nCódigo de\nVerificação\nKX7Q-2M9A\n"
+            "RPS nº 1388 Série A, emitido em\n15/07/2026\nCompetência 07/2026\n"
+            "PRESTADOR DE SERVIÇOS\nTecnovia Soluções em Automação Ltda.\n"
+            "Valor Total da Nota R$ 18.400,00")
+    assert extract([text]).values["date"] == "2026-07-16"
