@@ -222,3 +222,13 @@ def test_a_french_letters_deadline_at_the_latest_is_no_date_of_it() -> None:
             "Nous vous mettons en demeure de nous régler la somme de 5 216,00 € sous huit jours,\n"
             "soit au plus tard le 2 octobre 2026.\nFait à Saint-Étienne-du-Rouvray, le 22/09/2026")
     assert values(text)["date"] == "2026-09-22"
+
+
+def test_an_invoices_delivery_note_number_in_a_sentence_is_not_its_own() -> None:
+    text = ("IMPRIMERIE DUCHÊNE\nImprimerie Duchêne SRL\nChaussée de Wavre 1388\n1160 Auderghem\n"
+            "TVA BE 0642.338.517\nASBL Les Jardins de Flagey\nRue Gray 112\n1050 Ixelles\n"
+            "FACTURE\nNuméro: 2026/0315\nDate de facture: 23/03/2026\n"
+            "Affiches A2, quadri recto | 250 | 210,00 €\nTotal TVAC | 798,60 €\n"
+            "Livré le 19/03/2026, bon de livraison n° 8841. Paiement à 30 jours.")
+    got = values(text)
+    assert (got["document_type"], got["invoice_number"]) == ("invoice", "2026/0315")

@@ -845,3 +845,24 @@ def test_a_florists_delivery_date_is_not_the_slips() -> None:
             "Bouquet roses rouges x12 | 48,00\nTOTAL TTC | 89,40 €\nCB | 89,40\n"
             "Livraison prévue le 15/02/2026\nentre 9h et 12h\nMerci de votre visite!")
     assert extract([text]).values["date"] == "2026-02-14"
+
+
+def test_a_bakerys_branch_and_owner_lines_under_its_brand() -> None:
+    text = ("Backstube Kröger\nFiliale Lüneburg Am Sande\nInh. Jürgen Meißner e.K.\n"
+            "Am Sande 14, 21335 Lüneburg\nUSt-IdNr.: DE 294 817 553\nBon-Nr.4471 | Kasse 2\n"
+            "Bed.: FrauSchäfer\n2 × Roggenbrötchen à 0,45 | 0,90 A\n1 x Mohnschnecke | 1,95 A\n"
+            "1 x Bauernbrot 1000g | 4,20 A\n1 x Kaffee groß | 2,80 B\nSUMME EUR | 9,85\n"
+            "Gegeben BAR | 20,00\nRückgeld | 10,15\nMwSt. Netto Steuer Brutto\n"
+            "A 7% 6,59 0,46 7,05\nB 19% 2,35 0,45 2,80\n03.02.2021 07:42 Beleg 4471\n"
+            "TSE-Start: 2021-02-03T07:41:58\nTSE-Ende:2021-02-03T07:42:31\n"
+            "Vielen Dank für Ihren Einkauf!")
+    assert extract([text]).values["issuer"] == "Backstube Kröger"
+
+
+def test_a_spanish_fuel_slips_car_wash_offer_is_no_quote() -> None:
+    text = ("PETROLUZ\nE.S. PETROLUZ ALCALÁ\nGasóleos del Henares S.L.\nCtra. N-II km 33,5\n"
+            "28805 Alcalá de Henares (Madrid)\nCIF: B-86412395\nFecha: 23-05-2023 Hora: 18:05\n"
+            "Surtidor: 6 Empleado: Rocío\nGASÓLEO A 41,32 Lx 1,589 65,66\nTOTAL EUR 75,16\n"
+            "TARJETA 75,16\nPago con tarjeta ****3390\nGracias por su visita. Buen viaje.\n"
+            "Oferta lavado válida hasta 30/06/2023")
+    assert extract([text]).values["document_type"] == "receipt"

@@ -154,6 +154,10 @@ def _type_and_number(doc: Doc, language: str, dates: list[DateCandidate]
     guess = with_own_number(guess, own.label if own else "", language)
     if guess.value not in ORDER_NUMBERED:
         numbers = [c for c in numbers if not c.order]
+    if guess.value == "invoice":
+        # (an invoice cites its delivery note, order or quote: "bon de livraison n° 8841")
+        theirs = [c for c in numbers if _number_kind(c, language) in CITING_TYPES]
+        numbers = [c for c in numbers if c not in theirs] + theirs
     if guess.value in CITING_TYPES:
         # (its own number's label names its own type, "Mahnung Nr.", "Gutschrift-Nr."; then
         # a specific label naming no type, "Storno-Nr.", "Notre réf."; then the rest, the

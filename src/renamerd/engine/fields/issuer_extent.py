@@ -12,7 +12,7 @@ import re
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_cuts import despaced
-from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page
+from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page, branch_line
 from renamerd.engine.fields.names import (
     PREFIX_FORMS,
     address_words,
@@ -295,6 +295,7 @@ def name_from_above(ctx: Page, line: Line, segment: str) -> str:
         return segment
     above = ctx.doc.lines[line.index - 1]
     text = despaced(above.text.strip())
-    if not plausible_name_line(above, ctx.vocab, text) or legal_suffix(text) is not None:
+    if (not plausible_name_line(above, ctx.vocab, text) or legal_suffix(text) is not None
+            or branch_line(text)):  # ("Filiale Lüneburg Am Sande" / "Inh. Jürgen Meißner")
         return segment
     return f"{text} {segment.lstrip()}"

@@ -156,17 +156,25 @@ def vetoed(value: str, vocab: re.Pattern[str]) -> bool:
         return True  # a date ("October 22", "22 Okt.")
     if _FOUNDED.fullmatch(folded):
         return True  # a letterhead's "Depuis 1924", "Since 1897", "Seit 1962"
-    if _BRANCH_LINE.fullmatch(value) and not business_words().search(folded.split(" ", 1)[1]):
+    if branch_line(value):
         return True  # a branch under the brand ("Station Hamm-Süd", "Filiale Köln-Deutz")
     # a row of column headings ("UND PVP", "DESCRIPTION QUANTITY")
     return len(words) >= 2 and all(w in never_names() for w in words)
 
 
-#: a branch's word and its place, nothing else ("Station Hamm-Süd", "Filiale Köln-Deutz",
-#: "Branch: Orchard Road"; "Station Café" is a café's name)
+#: a branch's word and its place, nothing else ("Station Hamm-Süd", "Filiale Lüneburg Am
+#: Sande", "Branch: Orchard Road")
 _BRANCH_LINE = re.compile(
     r"(?i:station|filiale|filiaal|filial|branch|tankstelle|succursale|sucursal|oddzia[lł]|"
-    r"pobočka|outlet):?\s+[^\W\d_][\w.'-]*(?:[ -][^\W\d_][\w.'-]*)?")
+    r"pobočka|outlet):?\s+[^\W\d_][\w.'-]*(?:[ -][^\W\d_][\w.'-]*){0,2}")
+
+
+def branch_line(text: str) -> bool:
+    """`text` is a branch's word and its place, a line under a shop's brand that names no
+    one ("Station Café" is a café's name: a kind of business after the word)."""
+    text = text.strip()
+    return (_BRANCH_LINE.fullmatch(text) is not None
+            and not business_words().search(fold(text).split(" ", 1)[1]))
 
 
 def _month_and_day(words: list[str]) -> bool:
@@ -223,7 +231,10 @@ def merits(ctx: Page, line: Line, value: str, suffix: re.Match[str] | None, seg_
         # company of a brand (a hotel, a shop chain) is named, less than the brand on top
         near_top = line.index < 15 and line.index not in ctx.body and (
             ctx.rank.get(line.index, 99) < 6 or line.index < len(ctx.doc.lines) - 10)
-        score += 4.0 if near_top else 2.5 if line.index in ctx.wanted else 2.0
+        # (an operating company's or owner's form weighs as a footer's wherever it stands:
+        # "Backstube Kröger" / "Inh. Jürgen Meißner e.K." names the bakery first)
+        operated = (line.index, seg_no) in ctx.operated_by
+        score += 4.0 if near_top and not operated else 2.5 if line.index in ctx.wanted else 2.0
         reasons.append("legal suffix")
         if name_words(value) == 0:
             score -= 3.0

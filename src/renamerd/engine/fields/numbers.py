@@ -216,7 +216,8 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             label = _spaced_sign(_RX0.sub(" ", m.group(0)))
             if label not in strong and label not in weak and label not in orders:
                 continue
-            # (a short label after a type's words is as specific: "Faktura korygująca nr")
+            # (a short label after a type's words says whose number it is, "Faktura
+            # korygująca nr" on a sender line: no house's number)
             typed = _type_before(line.folded, m.start(), language) if label in weak else ""
             if label in weak and address is None and not typed:
                 address = _house_number(line.folded)
@@ -241,7 +242,7 @@ def invoice_numbers(doc: Doc, language: str) -> list[NumberCandidate]:
             if not _number_value(value, vm, source_line, label, source_line is line):
                 continue
             value = _as_printed_elsewhere(value, doc)
-            score = 5.0 if label in strong or typed else 2.5 if label in weak else ORDER_SCORE
+            score = 5.0 if label in strong else 2.5 if label in weak else ORDER_SCORE
             if label in titles:
                 score = min(score, TITLE_SCORE)
             if source_line is not line:
