@@ -232,3 +232,14 @@ def test_an_invoices_delivery_note_number_in_a_sentence_is_not_its_own() -> None
             "Livré le 19/03/2026, bon de livraison n° 8841. Paiement à 30 jours.")
     got = values(text)
     assert (got["document_type"], got["invoice_number"]) == ("invoice", "2026/0315")
+
+
+def test_a_reminders_title_with_a_subtitle_after_a_dash() -> None:
+    text = ("SCI Les Tilleuls\nÀ l'attention de M. Bernard Vasseur\n5 allée des Tilleuls\n"
+            "67200 Strasbourg\nGEOMETRA\nCabinet Geometra SARL\nGéomètres-experts\n"
+            "12 quai Kléber\n67000 Strasbourg\nStrasbourg, le 2 octobre 2026\n"
+            "Deuxième relance – facture impayée\nMonsieur,\n"
+            "Malgré notre premier rappel du 10 septembre 2026, nous constatons que la facture\n"
+            "ci-dessous reste impayée :\nFacture: FA-2026-0233\nTotal dû 2 200,00 €\n"
+            "Veuillez agréer, Monsieur, nos salutations distinguées.")
+    assert values(text)["document_type"] == "reminder"

@@ -174,31 +174,7 @@ def _total_labels(language: str) -> re.Pattern[str]:
 def guess_type(doc: Doc, language: str) -> TypeGuess:
     """The best document type ("other" when nothing matched) with per-type scores."""
     pattern, kinds = _patterns(language)
-    recipient = _recipient_label(language)
-    scores: dict[str, float] = {}
-    evidence: dict[str, str] = {}
-    addressed = False
-    titled: set[str] = set()  # (the kinds a title line named so far)
-    for line in doc.lines:
-        if recipient.match(line.folded):
-            addressed = True
-            continue  # "Facturé à:", "Bill to:" name the recipient, not the type
-        # (a sentence is no heading, wherever it stands: a privacy notice printed on top, a
-        # sentence going on from the line above)
-        # (a brand in small letters may open a line of two columns: "fibrelande | Relance")
-        heading = (line.index < HEADING_LINES and line.page == 1
-                   and len(line.text) <= HEADING_WIDTH
-                   and (not line.text[:1].islower() or " | " in line.text)
-                   or _title_alone(line, pattern))
-        for kind, weight, numbered in _line_keywords(line, pattern, kinds, heading):
-            if numbered and titled - {kind}:
-                # (another paper's type and number under this one's title: a reference,
-                # "Følgeseddel FS-2026-11731" in an invoice's block of references)
-                weight *= 0.25
-            elif weight >= TITLE_WEIGHT:
-                titled.add(kind)
-            scores[kind] = scores.get(kind, 0.0) + weight
-            evidence.setdefault(kind, line.text)
+    scores, evidence, addressed = _keyword_scores(doc, pattern, kinds, language)
     compounds, ends = _compounds()
     for line in doc.lines[:HEADING_LINES]:
         if line.page != 1:
@@ -245,14 +221,48 @@ def guess_type(doc: Doc, language: str) -> TypeGuess:
     return TypeGuess(best, scores[best], scores, evidence[best])
 
 
+def _keyword_scores(doc: Doc, pattern: re.Pattern[str], kinds: dict[str, tuple[str, bool]],
+                    language: str) -> tuple[dict[str, float], dict[str, str], bool]:
+    """The type keywords' scores of every line, the first line naming each type, and whether
+    a recipient's label stands on the page."""
+    recipient = _recipient_label(language)
+    scores: dict[str, float] = {}
+    evidence: dict[str, str] = {}
+    addressed = False
+    titled: set[str] = set()  # (the kinds a title line named so far)
+    for line in doc.lines:
+        if recipient.match(line.folded):
+            addressed = True
+            continue  # "Facturé à:", "Bill to:" name the recipient, not the type
+        # (a sentence is no heading, wherever it stands: a privacy notice printed on top, a
+        # sentence going on from the line above)
+        # (a brand in small letters may open a line of two columns: "fibrelande | Relance")
+        heading = (line.index < HEADING_LINES and line.page == 1
+                   and len(line.text) <= HEADING_WIDTH
+                   and (not line.text[:1].islower() or " | " in line.text)
+                   or _title_alone(line, pattern))
+        for kind, weight, numbered in _line_keywords(line, pattern, kinds, heading):
+            if numbered and titled - {kind}:
+                # (another paper's type and number under this one's title: a reference,
+                # "Følgeseddel FS-2026-11731" in an invoice's block of references)
+                weight *= 0.25
+            elif weight >= TITLE_WEIGHT:
+                titled.add(kind)
+            scores[kind] = scores.get(kind, 0.0) + weight
+            evidence.setdefault(kind, line.text)
+    return scores, evidence, addressed
+
+
 #: what may stand around a title alone on its line: an ordinal before it ("1. Mahnung",
 #: "2nd"), a bracket or a colon after it ("Factura rectificativa (abono)")
 _ORDINAL = re.compile(r"(?:\d{1,2}(?:\.|st|nd|rd|th)?\s+)?")
-#: a word or two qualifying a title ("Friendly Payment Reminder", "Letzte Mahnung")
-_QUALIFIER = re.compile(r"(?:[^\W\d_]+\s+){0,2}")
+#: a word qualifying a title ("Friendly Payment Reminder", "Letzte Mahnung")
+_QUALIFIER = re.compile(r"[^\W\d_]+\s+")
 _AFTER_TITLE = re.compile(r"\s*(?:\([^()]{1,20}\)|:)?\s*"
                           # (or its own number: "Stornorechnung ST-2026-0019")
-                          rf"|{_OWN_NUMBER.pattern}")
+                          rf"|{_OWN_NUMBER.pattern}"
+                          # (or a subtitle after a dash: "Deuxième relance – facture impayée")
+                          r"|\s+[–-]\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,3}\s*")
 #: a number's or date's word (_REFERENCE's) inside a type phrase: a label ("invoice number")
 _LABEL_WORD = re.compile(rf"(?<![^\W\d_])(?:{_LABEL_WORDS})(?![^\W\d_])")
 #: how far down page 1 a title alone on its line stands (under an address window and a
@@ -262,8 +272,9 @@ TITLE_LINES = 24
 
 def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
     """`line` is a title alone on its line near the top of page 1: one type phrase, maybe
-    after an ordinal or a word or two and before a bracket or its own number ("1. Mahnung",
-    "SOLLECITO DI PAGAMENTO", "Friendly Payment Reminder", "Stornorechnung ST-2026-0019");
+    after an ordinal or a word or two and before a bracket, its own number or a subtitle after
+    a dash ("1. Mahnung", "SOLLECITO DI PAGAMENTO", "Friendly Payment Reminder", "Stornorechnung
+    ST-2026-0019", "Deuxième relance – facture impayée");
     or a line in capitals holding a type phrase and no number's or date's word ("SECOND
     REMINDER – OVERDUE ACCOUNT", "OSTATECZNE PRZEDSĄDOWE WEZWANIE DO ZAPŁATY")."""
     if (line.page != 1 or line.index >= TITLE_LINES or len(line.text) > 60
@@ -274,8 +285,13 @@ def _title_alone(line: Line, pattern: re.Pattern[str]) -> bool:
             and pattern.search(text) and not _LABEL_WORD.search(text)):
         return True
     start = _ORDINAL.match(text).end()  # type: ignore[union-attr]
-    qualified = _QUALIFIER.match(text, start).end()  # type: ignore[union-attr]
-    m = pattern.match(text, start) or pattern.match(text, qualified)
+    m = pattern.match(text, start)
+    for _ in range(2):  # (after a word or two qualifying it)
+        word = None if m else _QUALIFIER.match(text, start)
+        if word is None:
+            break
+        start = word.end()
+        m = pattern.match(text, start)
     # (not a label over its value: "Invoice Number" / "0000183")
     return (m is not None and _AFTER_TITLE.fullmatch(text, m.end()) is not None
             and not _LABEL_WORD.search(m.group(0)))
