@@ -55,6 +55,17 @@ def key(text: str) -> str:
     return _NOT_KEY.sub("", fold(text))
 
 
+@dataclass(frozen=True)
+class IssuerCandidate:
+    """A name for the sender: its `value`, the `line` it stands on, its `score` and the
+    `reasons` for it (shown as the rename's evidence)."""
+
+    value: str
+    line: Line
+    score: float
+    reasons: tuple[str, ...]
+
+
 @dataclass
 class Page:
     """What the scoring of every segment shares: computed once per document."""
