@@ -137,7 +137,7 @@ class OcrReader:
                 or first.confidence < AUTO_TESSERACT_CONFIDENCE
                 or (self._pages_read == 1 and not date_lines(first.text))
                 or len(till_cues(Doc.from_pages([first.text]))) >= TILL_CUES
-                or (self._pages_read == 1 and _bill_without_total(first.text)))
+                or (self._pages_read == 1 and _without_total(first.text)))
 
     def _pp_ocr_first(self, session: OcrSession, page: PageImage) -> str:
         """A receipt-shaped page: PP-OCR's reading, unless it is weak and tesseract's scores
@@ -208,7 +208,7 @@ class OcrReader:
         return with_date_lines(reading.text, sparse.text)
 
 
-def _bill_without_total(text: str) -> bool:
+def _without_total(text: str) -> bool:
     """`text` reads as an invoice or a receipt but shows no total: the reading lost the
     page's middle (a photo's blurred table of items), though what it kept read confidently;
     or it reads as no kind of paper and shows no total (a photo whose shadowed top, the
