@@ -1,5 +1,5 @@
 """`renamerd users`: set-password (stdin or a hidden prompt), invite, create --admin,
-set-admin, disable and enable."""
+set-admin, disable and enable, unlock (sign-in, through Redis)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from clirun import run_cli
-from renamerd.config import Settings
+from renamerd.config import LimitsSettings, Settings, WebSettings
 from renamerd.service.accounts import Accounts
 from renamerd.service.invites import Invites
+from renamerd.service.limits import LimitExceeded
 from renamerd.service.passwords import Passwords
+from renamerd.service.sign_in_limits import SPREAD, SignInThrottle
 from renamerd.service.web_sessions import WebSessions
 from renamerd.storage.database import Database
 
@@ -108,3 +110,61 @@ def test_admin_flag_disable_and_enable(cfg: str, capsys) -> None:
     r = run_cli(capsys, "--config", cfg, "users", "disable", "nobody@example.org")
     assert r.code == 1 and "no user" in r.err
     db.dispose()
+
+
+@pytest.fixture
+def redis_cfg(cfg: str, redis_url: str) -> str:
+    """`cfg` with the sign-in counts in Redis, where the running server keeps them too."""
+    with open(cfg, "a") as f:
+        f.write(f'[limits]\nstorage_url = "{redis_url}"\n')
+    return cfg
+
+
+@pytest.mark.redis
+def test_unlock_forgets_an_accounts_failed_sign_ins_at_once(redis_cfg: str, redis_url: str,
+                                                            capsys) -> None:
+    run_cli(capsys, "--config", redis_cfg, "users", "create", "ada@example.org")
+    server = SignInThrottle(LimitsSettings(storage_url=redis_url), WebSettings())
+    for _ in range(10):
+        server.failed("ada@example.org", "203.0.113.7")
+    server.failed("ada@example.org", "198.51.100.1")
+    with pytest.raises(LimitExceeded):
+        server.check("ada@example.org", "203.0.113.7")
+    r = run_cli(capsys, "--config", redis_cfg, "users", "unlock", "ADA@example.org")
+    assert r.code == 0, r.err
+    assert "ada@example.org may sign in again: it was locked out at 203.0.113.7 until " in r.out
+    assert "11 failed sign-in(s) forgotten" in r.out
+    server.check("ada@example.org", "203.0.113.7")
+    r = run_cli(capsys, "--config", redis_cfg, "users", "unlock", "ada@example.org")
+    assert r.code == 0 and "ada@example.org was not locked out; 0 failed sign-in(s)" in r.out
+    r = run_cli(capsys, "--config", redis_cfg, "users", "unlock", "nobody@example.org")
+    assert r.code == 1 and "no user" in r.err
+    server.close()
+
+
+@pytest.mark.redis
+def test_unlock_an_address(redis_cfg: str, redis_url: str, capsys) -> None:
+    server = SignInThrottle(LimitsSettings(storage_url=redis_url), WebSettings())
+    for i in range(SPREAD * 10):
+        server.failed(f"user{i}@example.org", "2001:db8::7")
+    with pytest.raises(LimitExceeded):
+        server.check("someone@example.org", "2001:db8::7")
+    r = run_cli(capsys, "--config", redis_cfg, "users", "unlock", "--address", "2001:db8::7")
+    assert r.code == 0, r.err
+    assert "2001:db8::7 may sign in again: 50 failed sign-in(s) from it forgotten" in r.out
+    server.check("someone@example.org", "2001:db8::7")
+    for args in (["--address", "my laptop"], [], ["ada@example.org", "--address", "10.0.0.1"]):
+        r = run_cli(capsys, "--config", redis_cfg, "users", "unlock", *args)
+        assert r.code == 2 and ("not an IP address" in r.err or "not both" in r.err), r.err
+    server.close()
+
+
+def test_unlock_without_a_shared_storage_says_where_the_counts_are(cfg: str, capsys) -> None:
+    """Without limits.storage_url the counts are in the server's memory: the command says so
+    (and where to unlock instead) rather than clear its own empty memory."""
+    run_cli(capsys, "--config", cfg, "users", "create", "ada@example.org")
+    r = run_cli(capsys, "--config", cfg, "users", "unlock", "ada@example.org")
+    assert r.code == 1 and "limits.storage_url is empty" in r.err
+    assert "Unlock sign-in" in r.err and r.out == ""
+    r = run_cli(capsys, "--config", cfg, "users", "unlock", "nobody@example.org")
+    assert r.code == 1 and "no user" in r.err

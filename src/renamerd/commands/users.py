@@ -1,9 +1,10 @@
 """`renamerd users`: create, list, passwords, invitations, the admin flag, disable/enable,
-delete."""
+unlock (sign-in), delete."""
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from renamerd.commands.context import AppContext, CliError, accounts, app_comman
 from renamerd.commands.output import emit, user_json
 from renamerd.service.accounts import AccountError
 from renamerd.storage.models import User
+
+if TYPE_CHECKING:
+    from renamerd.service.sign_in_limits import SignInThrottle
 
 
 @click.group()
@@ -142,6 +146,59 @@ def users_enable(app: AppContext, email: str) -> None:
     """Enable a disabled user again (tokens work again, paused jobs resume; sessions stay
     ended)."""
     click.echo(f"{_set_disabled(app, email, False).email} is enabled")
+
+
+def _unlock_account(throttle: SignInThrottle, email: str) -> str:
+    """Clear the account's failed sign-ins; what was done, in one line."""
+    lock = throttle.lockouts([email]).get(email)
+    forgotten = throttle.clear_account(email)
+    if lock is None:
+        return f"{email} was not locked out; {forgotten} failed sign-in(s) forgotten"
+    where = "from every address" if lock.everywhere else "at " + ", ".join(lock.addresses)
+    return (f"{email} may sign in again: it was locked out {where} until "
+            f"{lock.until:%Y-%m-%d %H:%M} UTC; {forgotten} failed sign-in(s) forgotten")
+
+
+@app_command(users, "unlock")
+@click.argument("email", required=False)
+@click.option("--address", default=None, metavar="ADDRESS",
+              help="unlock this client address instead (every account's sign-in from it)")
+def users_unlock(app: AppContext, email: str | None, address: str | None) -> None:
+    """Lift a sign-in lock at once: forget the user's failed sign-ins (from every address),
+    or with --address those from one client address (over every account)."""
+    import ipaddress
+
+    from renamerd.config import hide_password
+    from renamerd.service.sign_in_limits import SignInThrottle
+
+    if (email is None) == (address is None):
+        raise CliError("give an e-mail or --address, not both", exit_code=2)
+    if address is not None:
+        address = address.strip()
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise CliError(f"{address!r} is not an IP address", exit_code=2) from None
+    user = _user(app, email) if email is not None else None  # unknown: told so first
+    throttle = SignInThrottle(app.settings.limits, app.settings.web)
+    if throttle.in_process:
+        raise CliError("limits.storage_url is empty: the failed sign-ins are counted in the "
+                       "memory of the running renamerd process, out of this command's reach; "
+                       + ("unlock in the web app (Admin, Unlock sign-in) or " if user else "")
+                       + "restart renamerd (set limits.storage_url to a Redis to unlock here)")
+    try:
+        if user is not None:
+            click.echo(_unlock_account(throttle, user.email))
+        else:
+            forgotten = throttle.clear_address(address or "")
+            click.echo(f"{address} may sign in again: {forgotten} failed sign-in(s) from it "
+                       "forgotten (over all accounts, and each account's there)")
+    except throttle.storage.base_exceptions as err:
+        url = hide_password(app.settings.limits.storage_url)
+        raise CliError(f"the limits storage {url} is unreachable ({err}): is it running, "
+                       "and is limits.storage_url right?") from err
+    finally:
+        throttle.close()
 
 
 @app_command(users, "delete")
