@@ -1,7 +1,10 @@
-"""The Admin page (users with the admin flag): users (invite, disable, set admin), credit
-grants, and health (queue depth per state, workers alive, connections in error)."""
+"""The Admin page (users with the admin flag): users (invite, disable, set admin, unlock
+sign-in), credit grants, and health (queue depth per state, workers alive, connections in
+error)."""
 
 from __future__ import annotations
+
+import logging
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
@@ -18,6 +21,7 @@ from renamerd.web.security import AdminsOnly, SignInRequired, checked, require_a
 from renamerd.web.state import web_state
 
 router = APIRouter(include_in_schema=False)
+log = logging.getLogger("renamerd.web")
 
 
 def _admin(me: SignedIn | None) -> SignedIn:
@@ -35,6 +39,7 @@ def _admin_page(request: Request, *, invite_link: str = "", invited: str = "",
     return page(
         request, "admin.html", status=status, title="Admin",
         users=[{"user": u, "balance": state.credits.balance(u.id)} for u in users],
+        locks=state.throttle.lockouts(u.email for u in users),
         counts=J.JobQueue(state.db).counts(), processes=state.processes.alive(),
         connections=(every := all_connections(state.settings, state.db)),
         broken=[c for c in every if c.in_error],
@@ -88,6 +93,19 @@ def enable(request: Request, user_id: str, me: SignedIn | None = Depends(checked
     user = _user(request, user_id)
     web_state(request).users.set_disabled(user.email, False)
     return redirect(request, "/admin", f"{user.email} is enabled again.")
+
+
+@router.post("/admin/users/{user_id}/unlock")
+def unlock(request: Request, user_id: str, me: SignedIn | None = Depends(checked)) -> Response:
+    """Forget the user's failed sign-ins (at every address and over all of them): a lock
+    ends at once. Logged with both users' ids."""
+    me = _admin(me)
+    user = _user(request, user_id)
+    forgotten = web_state(request).throttle.clear_account(user.email)
+    log.info("sign-in unlocked for user %s by admin %s: %d failed sign-in(s) forgotten",
+             user.id, me.user.id, forgotten)
+    return redirect(request, "/admin", f"{user.email} may sign in again: {forgotten} failed "
+                                      "sign-in(s) forgotten.")
 
 
 @router.post("/admin/users/{user_id}/admin")
