@@ -1,6 +1,6 @@
-"""The Admin page in a real browser: disable and enable a user, deduct credits with a reason,
-delete a user after the confirmation step; and the Try it page. Saves var/screenshots/admin.png
-and try-it.png."""
+"""The Admin page in a real browser: unlock a user locked out of sign-in, disable and enable a
+user, deduct credits with a reason, delete a user after the confirmation step; and the Try it
+page. Saves var/screenshots/admin.png, admin-sign-in-locked.png and try-it.png."""
 
 from __future__ import annotations
 
@@ -12,10 +12,44 @@ from playwright.sync_api import expect
 
 from renamerd.service.accounts import Accounts
 from renamerd.service.credits import Credits
-from web.conftest import Live, sign_in_page
+from web.conftest import PASSWORD, Live, sign_in_page
 from web.test_browser import shot
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
+
+def _sign_in_as_bob(page: Any, password: str) -> int:
+    """Submit the sign-in form as bob; the answer's status."""
+    page.get_by_label("Email").fill("bob@example.org")
+    page.get_by_label("Password").fill(password)
+    with page.expect_response(lambda r: r.url.endswith("/signin")) as answer:
+        page.get_by_role("button", name="Sign in").click()
+    status: int = answer.value.status
+    return status
+
+
+def _unlock_bob(live: Live, page: Any, bobs: Any) -> None:
+    """Bob locked himself out with ten typos; the admin sees it and unlocks him; his right
+    password works at once, in the same browser tab."""
+    bobs.goto(live.url + "/signin")
+    for _ in range(10):
+        assert _sign_in_as_bob(bobs, "a typo a typo") == 401
+    assert _sign_in_as_bob(bobs, PASSWORD) == 429
+    page.get_by_role("link", name="Admin").click()
+    row = page.locator("tbody tr", has_text="bob@example.org")
+    expect(row.get_by_text("sign-in locked")).to_be_visible()
+    expect(row).to_contain_text("at 127.0.0.1")
+    expect(page.locator("tbody tr", has_text="root@example.org").get_by_text(
+        "sign-in locked")).to_have_count(0)
+    shot(page, "admin-sign-in-locked")
+    row.get_by_role("button", name="Unlock sign-in").click()
+    expect(page.get_by_text("bob@example.org may sign in again: 10 failed sign-in(s) "
+                            "forgotten.")).to_be_visible()
+    expect(page.locator("tbody tr", has_text="bob@example.org").get_by_text(
+        "sign-in locked")).to_have_count(0)
+    bobs.goto(live.url + "/signin")
+    assert _sign_in_as_bob(bobs, PASSWORD) == 303
+    bobs.wait_for_url(live.url + "/")
 
 
 def test_the_admin_page_as_an_admin_uses_it(make_live: Callable[..., Live],
@@ -24,7 +58,7 @@ def test_the_admin_page_as_an_admin_uses_it(make_live: Callable[..., Live],
     live.user("root@example.org", admin=True)
     bob = live.user("bob@example.org")
     page = sign_in_page(new_page(), live.url, "root@example.org")
-    page.get_by_role("link", name="Admin").click()
+    _unlock_bob(live, page, new_page())
     row = page.locator("tbody tr", has_text="bob@example.org")
     row.get_by_role("button", name="Disable").click()
     expect(page.get_by_text("bob@example.org is disabled")).to_be_visible()
