@@ -243,3 +243,50 @@ def test_a_reminders_title_with_a_subtitle_after_a_dash() -> None:
             "ci-dessous reste impayée :\nFacture: FA-2026-0233\nTotal dû 2 200,00 €\n"
             "Veuillez agréer, Monsieur, nos salutations distinguées.")
     assert values(text)["document_type"] == "reminder"
+
+
+def test_the_original_invoice_in_a_credit_notes_cells_is_cited_not_its_type() -> None:
+    # an Australian "Adjustment Note": the invoice it adjusts sits in a cell of its own,
+    # "Original tax invoice | INV-118734", which names no type of this paper
+    text = ("Southern Cross Office Supplies | Adjustment Note\n"
+            "Southern Cross Office Supplies Pty Ltd | (Credit Note)\n"
+            "ABN 53 612 884 107 | CN-004219\n42 Fitzroy Street, St Kilda VIC 3182\n"
+            "Customer | Date of issue | 23/07/2026\n"
+            "Bayside Physiotherapy Pty Ltd | Original tax invoice | INV-118734\n"
+            "7/110 Bay Street | Original invoice date | 02/07/2026\n"
+            "Credit for goods returned – damaged in transit.\n"
+            "Total credit incl. GST | -$686.95\n")
+    got = values(text)
+    assert got["document_type"] == "credit_note"
+    assert got["date"] == "2026-07-23"
+
+
+def test_an_original_invoice_as_a_copy_mark_is_still_the_invoices_title() -> None:
+    text = ("Sri Murugan Traders\nORIGINAL TAX INVOICE | Invoice No: SMT/1182\n"
+            "Date: 14/03/2026\nBill to: Ravi Kumar\nTotal: 4,200.00\n")
+    assert values(text)["document_type"] == "invoice"
+
+
+def test_a_swiss_offre_and_offerte_are_quotes() -> None:
+    fr = ("Menuiserie Favre Sàrl\nRoute de Chancy 71\n1213 Petit-Lancy\n"
+          "Fiduciaire Rochat SA\nRue du Rhône 14\n1204 Genève\n"
+          "Petit-Lancy, le 21 août 2026\nOﬀre n° OF-26-158\n"
+          "Concerne : agencement de la réception. Validité de l'oﬀre : 60 jours.\n"
+          "Total CHF 9'420.00\n")
+    got = values(fr)
+    assert got["document_type"] == "quote"
+    assert got["invoice_number"] == "OF-26-158"
+    de = ("Malerei Brunner AG\nBahnhofstrasse 4\n8600 Dübendorf\nHerr Peter Keller\n"
+          "Seestrasse 12\n8700 Küsnacht\nOfferte Nr. 2026-214\nDatum: 03.03.2026\n"
+          "Total CHF 4'860.00\n")
+    assert values(de)["document_type"] == "quote"
+
+
+def test_an_italian_credit_notes_own_number_label() -> None:
+    text = ("vendoro.it\nNota di credito\nVENDUTO DA\nVendoro Italia S.r.l.\n"
+            "Viale Monte Grappa 3, 20124 Milano\nNumero nota di credito NC-IT-2026-000318\n"
+            "Data nota di credito 11/02/2026\n"
+            "Riferimento fattura IT-2026-004127 del 23/01/2026\nTotale rimborsato -49,90 €\n")
+    got = values(text)
+    assert got["invoice_number"] == "NC-IT-2026-000318"
+    assert got["date"] == "2026-02-11"

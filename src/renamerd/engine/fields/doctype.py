@@ -50,6 +50,8 @@ _SUBJECT_BEFORE = re.compile(r"^(?:betreft|betreff|bezug|objet|oggetto|asunto|as
                              r"|onderwerp)\s*:\s*$")
 #: a document's number right after its type word ("factuur 2026-0118", "Rechnung Nr. 5")
 _NUMBER_AFTER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_]{0,4}[-/]?\d")
+#: an elided word before a heading's keyword: a verb's infinitive, not a title ("d'avoir")
+_ELIDED = ("d'", "n'")
 #: a zero amount after a receipt's words ("Amount Paid 0.00", "Paid: $0.00")
 _NOTHING = re.compile(r"\s*:?\s*(?:[$€£]|[a-z]{3}\s?)?0(?:[.,]00)?(?![\d.,])")
 #: "receipt" meaning the goods' or the bill's arrival, a payment term ("Due on Receipt",
@@ -75,6 +77,12 @@ _LABELLED = re.compile(r"\s*:\s*\S")
 #: a keyword labelling a number after its colon, a code holding a digit ("Presupuesto:
 #: P-2025-398", "Order: 4471"): a document's number, like "Order No."
 _LABELLED_NUMBER = re.compile(r"\s*:\s*[^\s\d]{0,6}\d")
+#: a cited document's type word after "original" in its cell, its number in the next cell
+#: ("Original tax invoice | INV-118734" on a credit note; not the copy mark "ORIGINAL INVOICE")
+_ORIGINAL_BEFORE = re.compile(r"(?:^|\| )(?:original|ursprungliche[nr]?|originale|d'origine"
+                              r"|oorspronkelijke|pierwotn[aey]|alkuperainen|opprinnelig"
+                              r"|oprindelig|ursprunglig|puvodni|orijinal)\s+(?:[^\W\d_]+\s+)?$")
+_NEXT_CELL_NUMBER = re.compile(r"\s*\|\s*[^\s\d|]{0,6}\d")
 _MIDNIGHT = re.compile(r"0?0:00(?::00)?")
 #: a clock time written with a dot, right before a date ("13.24 1.8.2026")
 _DOTTED_TIME = re.compile(r"(?<![\d.,])(?:[01]?\d|2[0-3])\.[0-5]\d\s+\d{1,2}\.\d{1,2}\.\d{2,4}")
@@ -313,6 +321,8 @@ def _line_keywords(line: Line, pattern: re.Pattern[str], kinds: dict[str, tuple[
                 line.page == 1 and line.index < 2 * HEADING_LINES and m.start() == 0
                 and m.end() == len(text.rstrip(" :"))):
             continue
+        if heading_only and text[max(0, m.start() - 2):m.start()] in _ELIDED:
+            continue  # a verb, "Merci d'avoir choisi Rydo" (the credit note is "Avoir n° 12")
         if m.group(0) == "receipt" and _ARRIVAL.search(text, max(0, m.start() - 8), m.start()):
             continue
         if kind == "receipt" and _NOTHING.match(text, m.end()):
@@ -344,6 +354,8 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
         return weight
     if (_REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start())
             or _LABELLED_NUMBER.match(text, m.end())
+            or (_NEXT_CELL_NUMBER.match(text, m.end())
+                and _ORIGINAL_BEFORE.search(text, 0, m.start()))
             or (_SUBJECT_BEFORE.match(text[:m.start()]) and _NUMBER_AFTER.match(text, m.end()))):
         weight *= 0.25  # another document's number or date ("Presupuesto: P-2025-398")
     elif _AMOUNT_COLUMN.match(text, m.end()):
