@@ -124,6 +124,10 @@ def pair_header_rows(lines: list[str]) -> list[str]:
                 out.extend(f"{h.rstrip(' :')}: {c}" for h, c in zip(heads, cells, strict=True))
                 i += 2
                 continue
+            # (a date's or a number's label among the headings of address blocks: "Invoice
+            # date / Tax point | Billing address | Delivery address" over "09 March 2021 |
+            # Mr Owen Prichard | ...": its pair, then both rows as they are)
+            out.extend(_known_cells(heads, cells))
         if i + 1 < n and (paired := _pair_spaced_row(lines[i], lines[i + 1])):
             out.extend(paired)
             i += 2
@@ -160,6 +164,20 @@ def pair_header_rows(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+def _known_cells(heads: list[str], cells: list[str]) -> list[str]:
+    """The "label: value" lines of the cells of a row of headings (`heads`) that are a date's
+    or a number's label, "Invoice date / Tax point" by its first label, over a value that
+    fits it in the row below (`cells`, as many); [] unless every heading is a label."""
+    if len(heads) != len(cells) or not all(_is_label(h.split(" / ", 1)[0]) for h in heads):
+        return []
+    pairs = []
+    for head, cell in zip(heads, cells, strict=True):
+        label = head.split(" / ", 1)[0].rstrip(" :")
+        if _known_label(label) and len(cell) <= _MAX_VALUE and _fits(fold(label), cell):
+            pairs.append(f"{label}: {cell}")
+    return pairs
 
 
 #: the row of values under an Italian e-invoice's "Tipologia documento ... Numero documento

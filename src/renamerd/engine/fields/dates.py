@@ -410,8 +410,10 @@ def _another_documents() -> re.Pattern[str]:
 @functools.cache
 def _next_before() -> re.Pattern[str]:
     """A word saying that what follows is still to come ("next", "nächste", "prochaine"),
-    right before a label."""
-    return re.compile("(?:" + alternation(common()["next_words"]) + r")\s*$")
+    right before a label or up to three words before it ("Votre prochaine facture sera émise
+    le 5 décembre 2019")."""
+    return re.compile("(?:" + alternation(common()["next_words"])
+                      + r")(?:\s+[^\W\d_]+){0,3}\s*$")
 
 
 def _date_line(doc: Doc, cand: DateCandidate) -> bool:
