@@ -39,6 +39,10 @@ NUMBERED_TYPES = frozenset({"invoice", "credit_note", "reminder", "quote", "orde
                             "delivery_note", "receipt"})
 
 
+#: a field found with less confidence than this is weak: another page is read if there is one
+WEAK = {"date": 0.5, "issuer": 0.8}
+
+
 @dataclass
 class Extraction:
     """What the built-in extractor found. Absent fields are missing from `values`."""
@@ -49,8 +53,10 @@ class Extraction:
     language: str | None = None
 
     def missing(self) -> list[str]:
-        """Core fields still missing or weak (worth reading another page for)."""
-        out = [f for f in ("date", "issuer") if f not in self.values]
+        """Core fields still missing or weak (worth reading another page for: a letterhead
+        drawn as an image names the sender in the last page's footer or payment details)."""
+        out = [f for f in ("date", "issuer")
+               if f not in self.values or self.confidence.get(f, 0.0) < WEAK[f]]
         if self.values.get("document_type", "other") == "other":
             out.append("document_type")
         if (self.values.get("document_type") in NUMBERED_TYPES

@@ -38,6 +38,7 @@ from renamerd.engine.fields.issuer_extent import (
     name_extent,
     name_from_above,
     name_goes_on,
+    plausible_name_line,
     unclosed,
     without_bracketed_number,
 )
@@ -450,7 +451,7 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
     if label.rest and not label_only(label.rest):
         marks.add((line.index, seg_no))
         ctx.wanted.add(line.index)
-        return label.rest
+        return _name_wrapped(ctx, line, label.rest)
     if label.rest and label.at_start:  # a header over two columns
         if line.index + 1 < len(ctx.doc.lines):
             marks.add((line.index + 1, 0))
@@ -464,6 +465,22 @@ def _after_seller_label(ctx: Page, line: Line, segment: str, seg_no: int,
             ctx.wanted.add(below.index)
             break
     return ""
+
+
+def _name_wrapped(ctx: Page, line: Line, rest: str) -> str:
+    """A seller label's value `rest`, with the line below when `rest` is one word ending its
+    line and the line below one or two words of a name ("Saaja: Vakuutusyhtiö" /
+    "Pohjantähti", a giro form's box too narrow for the name)."""
+    if (" " in rest.strip() or line.index + 1 >= len(ctx.doc.lines)
+            or not line.text.rstrip().endswith(rest.rstrip())):
+        return rest
+    below = ctx.doc.lines[line.index + 1]
+    first = SEGMENT.split(below.text)[0].strip()
+    cell = Line(below.index, below.start, first, fold(first), below.page)
+    if (below.page != line.page or below.index in ctx.skip or len(first.split()) > 2
+            or not plausible_name_line(cell, ctx.vocab)):
+        return rest
+    return f"{rest.rstrip()} {first}"
 
 
 #: point-of-sale cues that make a page a till slip for `_served_by`

@@ -12,8 +12,10 @@ import re
 
 from renamerd.engine.fields.document import Doc, Line
 from renamerd.engine.fields.issuer_cuts import despaced
+from renamerd.engine.fields.issuer_labels import WRAPPED_NAME
 from renamerd.engine.fields.issuer_scores import BRACKETED, LETTER_RUN, Page, branch_line
 from renamerd.engine.fields.names import (
+    NAME_PARTICLES,
     PREFIX_FORMS,
     address_words,
     business_words,
@@ -52,8 +54,15 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
             and text[suffix.end():].strip():
         return text, suffix  # the form comes first ("PT Sinar Jaya", "주식회사 한빛전자")
     if suffix:
-        text = text[_name_start(text, suffix, (line.index, seg_no) in ctx.sold_by):suffix.end()]
+        start = _name_start(text, suffix, (line.index, seg_no) in ctx.sold_by)
+        text = text[start:suffix.end()]
         prev = doc.lines[line.index - 1] if line.index > 0 else None
+        if seg_no == 0 and start == 0 and prev is not None and (
+                wrapped := WRAPPED_NAME.search(prev.text)):
+            # a footer's sentence wrapped inside the name: "... partenaire. Siel" / "Telecom
+            # SAS au capital de ..."
+            reasons.append(CONTINUED)
+            return f"{wrapped.group(1)} {text}", suffix
         if (seg_no == 0 and prev is not None and prev.index not in ctx.skip
                 and unclosed(prev.text) and text.count(")") > text.count("(")):
             reasons.append(CONTINUED)  # "ACME ENTERPRISE (SETIA" / "ALAM) SDN BHD"
@@ -95,10 +104,11 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
     return text, suffix
 
 
-#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
-_NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
-                             "della", "des", "do", "da", "dos", "das", "y", "e", "et", "und",
-                             "and", "of", "the", "for", "für", "i", "og", "och", "ve", "a", "&"})
+
+
+#: "of" in the Romance languages, which opens no name after a sentence's word ("une marque de
+#: Siel Telecom SAS", "un marchio di ...")
+_OF_AFTER_SENTENCE = frozenset({"de", "di", "du", "da", "des", "del", "della"})
 
 
 #: particles that join a name's words but never open one ("de" and "van" may: "de Vries BV")
@@ -189,18 +199,19 @@ def after_lower_case_words(text: str, start: int, end: int) -> int:
             continue
         # (a brand written in small letters then capitals is a name: "flatexDEGIRO Bank AG";
         # small words after "für" are the name's: "Institut für betriebliches Entgelt...")
-        if bare.islower() and bare.isalpha() and bare not in _NAME_PARTICLES and not named:
+        if bare.islower() and bare.isalpha() and bare not in NAME_PARTICLES and not named:
             position = offset
-        named = named or (capital and bare in _NAME_PARTICLES)
+        named = named or (capital and bare in NAME_PARTICLES)
         capital = bare[:1].isupper() and not word.endswith(".") and offset > position
     while position < end and text[position] == " ":
         position += 1
     if _capital_lost(text[start:position]):
         return start
     # (a joining word never opens a name: "the property of Natures Aid Ltd")
-    first = text[position:end].split(" ", 1)[0]
-    if position > start and first in _JOINING_ONLY:
-        position += len(first) + 1
+    first, _, rest = text[position:end].partition(" ")
+    if position > start and (first in _JOINING_ONLY
+                             or (first in _OF_AFTER_SENTENCE and rest[:1].isupper())):
+        position += len(first) + 1  # (and "une marque de Siel Telecom SAS": "of" after a word)
     # nothing but the form left: the lower-case words are the name's ("Au bon moulin SARL")
     return position if position < end else start
 

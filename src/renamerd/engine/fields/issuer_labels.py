@@ -11,7 +11,12 @@ import re
 from dataclasses import dataclass
 
 from renamerd.engine.fields.document import Doc, Line
-from renamerd.engine.fields.names import PREFIX_FORMS, legal_suffix, legal_suffixes
+from renamerd.engine.fields.names import (
+    NAME_PARTICLES,
+    PREFIX_FORMS,
+    legal_suffix,
+    legal_suffixes,
+)
 from renamerd.engine.lexicon import LANGUAGES, alternation, common, fold, load
 
 #: a company's legal details: the name written just before them (same line, or the line
@@ -82,8 +87,11 @@ def seller_labels(language: str, kind: str = "sender") -> re.Pattern[str]:
             if lang not in (language, "en") and len(phrase) < 6:
                 continue
             (multi if " " in phrase.strip() or kind == "operator" else single).add(phrase)
+    # (or after an account's number: "RABO 0318 7742 15 t.n.v. Van Dijk Tuinontwerp B.V.")
+    holders = multi | {p for p in single if "." in p.strip(".")}
     return re.compile(r"(?:^[^\w(]*|\s[-–|·•]\s)(?:(?:" + alternation(multi) + r")\s*[:：]?"
-                      r"|(?:" + alternation(single) + r")\s*(?:[:：]|$))\s*")
+                      r"|(?:" + alternation(single) + r")\s*(?:[:：]|$))\s*"
+                      r"|(?<=\d )(?:" + alternation(holders) + r")\s*[:：]?\s*")
 
 
 def find_label(segment: str, language: str) -> Label | None:
@@ -169,20 +177,45 @@ def signed_off(segment: str, language: str) -> str | None:
     return None
 
 
+#: a name's first words in capitals ending a line after the end of a sentence ("...
+#: partenaire. Siel" over "Telecom SAS au capital de ...")
+WRAPPED_NAME = re.compile(r"[^\W\d_]{2}[.!?] ((?:[A-ZÀ-Þ][^\W\d_&'-]*[ &]+){0,2}"
+                          r"[A-ZÀ-Þ][^\W\d_'-]*)$")
+#: a paragraph's line: what a sentence wrapped onto the next line is as long as
+PARAGRAPH_LINE = 60
+
+
 def legal_named(doc: Doc, skip: set[int]) -> set[int]:
     """Lines (outside `skip`) that name a company right before its legal details ("BOUYGUES
-    TELECOM - Société Anonyme au capital de ...", or "NETPRESSE" over "Siège social : ...")."""
+    TELECOM - Société Anonyme au capital de ...", or "NETPRESSE" over "Siège social : ..."),
+    not a sentence's words wrapped from the line above ("... prowadzonego przez Sąd" /
+    "Rejonowy dla Krakowa-Śródmieścia w Krakowie, XI Wydział Gospodarczy KRS; kapitał ...")."""
     out: set[int] = set()
     for line in doc.lines:
         m = LEGAL_DETAILS.search(line.text)
         if m is None or line.index in skip:
             continue
         head = line.text[:m.start()].strip(" -–|·,:")
-        if head:
+        if head and not _wrapped_sentence(doc, line, head):
             out.add(line.index)
         elif line.index > 0 and line.index - 1 not in skip:
             out.add(line.index - 1)
     return out
+
+
+def _wrapped_sentence(doc: Doc, line: Line, head: str) -> bool:
+    """`line` goes on with the sentence of the paragraph's line above it (which ends in a
+    word, not in the first words of a name after a sentence's end): its `head` holds a small
+    word that is no name's particle nor its legal form's ("Rejonowy dla Krakowa")."""
+    if line.index == 0 or len(line.text) < PARAGRAPH_LINE:
+        return False
+    above = doc.lines[line.index - 1].text.rstrip()
+    if (len(above) < PARAGRAPH_LINE or not above[-1:].isalpha()
+            or WRAPPED_NAME.search(above) is not None):
+        return False
+    form = legal_suffix(head)
+    words = (head[:form.start()] if form else head).split()
+    return any(w[:1].islower() and w.isalpha() and w not in NAME_PARTICLES for w in words)
 
 
 def footer_named(doc: Doc, skip: set[int], registration: re.Pattern[str]) -> set[int]:

@@ -34,7 +34,8 @@ MIN_SCORE = 1.0  # below this a line is no evidence of an issuer at all
 BANK_LETTERHEAD = 2
 #: a run of three letters or more (a word)
 LETTER_RUN = re.compile(r"[^\W\d_]{3,}")
-_RX4 = re.compile(r"https?://|www\.")
+#: a web address ("https://", "www.", or a domain with a path: "boltra.eu/pl/support")
+_RX4 = re.compile(r"https?://|www\.|[^\W\d_]\.[a-z]{2,6}/[a-z]")
 _RX5 = re.compile(r"\d[.,]\d{2}\b")
 _RX6 = re.compile(r"\s:\s*\S|[^\W\d_]{2}\s?:\s*\d")
 _NOT_KEY = re.compile(r"[^0-9a-z]+")

@@ -299,10 +299,26 @@ def _rights_reserved() -> re.Pattern[str]:
     return re.compile(r"\s*(?:" + alternation(common()["rights_reserved"]) + ")")
 
 
+#: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
+NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
+                             "della", "des", "do", "da", "dos", "das", "y", "e", "et", "und",
+                             "and", "of", "the", "for", "für", "i", "og", "och", "ve", "a", "&"})
+
+
+#: the end of a sentence before a name, where a footer's line starts with it ("Verkäufer der
+#: Ware. Kaufmann Haushaltswaren e.K. · Amtsgericht ...", the sentence begun a line above)
+_SENTENCE_TAIL = re.compile(r"(?:[^\W\d_]+ ){2,8}?[^\W\d_]{3,}\. (?=[^\W\d_])")
+
+
 def clean_name(value: str) -> str:
     prefix = _LABEL_PREFIX.match(value) or _COPYRIGHT.match(value)
     if prefix:
         value = value[prefix.end():]
+    tail = _SENTENCE_TAIL.match(value)
+    if tail and any(word[:1].islower() for word in tail.group(0).split()):
+        form = legal_suffix(value)  # (not inside a legal form: "Procházka Tiskárna spol. s r.o.")
+        if form is None or form.start() >= tail.end():
+            value = value[tail.end():]
     if "<" in value:
         mailbox = _MAILBOX.fullmatch(value.strip())
         if mailbox:  # 'From: "Cloudflare" <noreply@notify.cloudflare.com>'
