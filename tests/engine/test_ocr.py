@@ -11,12 +11,13 @@ import pytest
 from PIL import Image
 
 from engine import docmaker as dm
+from renamerd.engine import rename
 from renamerd.engine.ocr import rapid
 from renamerd.engine.ocr.lines import OcrLine, OcrPage, layout_text, rows, skew_angle
 from renamerd.engine.ocr.reader import OcrReader
-from renamerd.engine.ocr.tesseract import OcrReading, OcrSession, PageImage
+from renamerd.engine.ocr.tesseract import OcrReading, OcrSession, PageImage, parse_tsv_full
 from renamerd.engine.text import open_text
-from renamerd.engine.types import EngineConfig
+from renamerd.engine.types import EngineConfig, RenameOptions
 
 INVOICE = [
     dm.TextAt(20, 20, "Northwind Traders Ltd", 16, bold=True),
@@ -391,3 +392,42 @@ def test_a_till_roll_whose_pp_ocr_reading_shows_no_date_gets_tesseracts_date_lin
     monkeypatch.setattr(rapid, "read", lambda image, word_height=0.0: undated)
     text = OcrReader(EngineConfig()).read(PageImage(lambda: page))
     assert text.startswith("99 SPEED MART") and "DATE: 04/12/2017 10:43" in text
+
+
+def _tsv(words: list[tuple[int, int, int, str, int, int]]) -> str:
+    """A tesseract TSV of words: (block, line, left, text, top, width), all 20 px high."""
+    head = ("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight"
+            "\tconf\ttext")
+    rows = [f"5\t1\t{b}\t1\t{ln}\t1\t{x}\t{y}\t{w}\t20\t95\t{t}" for b, ln, x, t, y, w in words]
+    return "\n".join([head, *rows])
+
+
+def test_tesseracts_blocks_side_by_side_share_their_rows() -> None:
+    # a column of labels and the column of their values are two blocks to tesseract
+    tsv = _tsv([(1, 1, 100, "Rechnungs-Nr.", 100, 200), (1, 2, 100, "Rechnungsdatum", 140, 220),
+                (2, 1, 600, "RE-2024-0387", 100, 180), (2, 2, 600, "14.03.2024", 140, 150)])
+    blocks = parse_tsv_full(tsv)[0]
+    assert blocks == "Rechnungs-Nr.\nRechnungsdatum\n\nRE-2024-0387\n14.03.2024"
+    by_rows = parse_tsv_full(tsv, rows=True)[0]
+    assert by_rows == "Rechnungs-Nr. | RE-2024-0387\nRechnungsdatum | 14.03.2024"
+
+
+def test_a_scanned_letters_information_block_pairs_its_labels_and_values() -> None:
+    # a DIN 5008 letter: the address window and a block of labels beside their values
+    lines: list[dm.Line] = [
+        dm.TextAt(20, 15, "Schreinerei Köhler GmbH", 14, True),
+        dm.TextAt(20, 22, "Hauptstraße 41 · 79098 Freiburg"),
+        dm.TextAt(20, 50, "Familie Vogelsang"), dm.TextAt(20, 56, "Lorettostraße 17a"),
+        dm.TextAt(20, 62, "79100 Freiburg im Breisgau"),
+        dm.TextAt(125, 50, "Rechnungs-Nr."), dm.TextAt(125, 56, "Rechnungsdatum"),
+        dm.TextAt(125, 62, "Kunden-Nr."), dm.TextAt(125, 68, "Auftrag vom"),
+        dm.TextAt(165, 50, "RE-2024-0387"), dm.TextAt(165, 56, "14.03.2024"),
+        dm.TextAt(165, 62, "10452"), dm.TextAt(165, 68, "05.02.2024"),
+        dm.TextAt(20, 90, "Rechnung", 14, True),
+        dm.TextAt(20, 100, "Einbauschrank Eiche massiv 1 Stk 3.480,00"),
+        dm.TextAt(20, 110, "Rechnungsbetrag 4.141,20 €"),
+    ]
+    result = rename(dm.make_scan(lines, dpi=200, rotate=0), "scan.png",
+                    RenameOptions(), EngineConfig(ocr="tesseract"))
+    assert result.extracted_info["invoice_number"] == "RE-2024-0387"
+    assert result.extracted_info["date"] == "2024-03-14"

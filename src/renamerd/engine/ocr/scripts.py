@@ -41,6 +41,9 @@ SCRIPT_PACKS: dict[str, tuple[str, ...]] = {
 #: packs of scripts PP-OCR's shipped models (Chinese and English) do not read: a page read with
 #: one of them is not given to PP-OCR as a second reader (its reading would be noise)
 NOT_FOR_PP_OCR = frozenset({"kor", "ara", "hin"})
+#: packs of the scripts above: a page read with one of them keeps tesseract's own order of
+#: blocks (its lines run right to left, or its words are not split by blanks)
+NOT_LATIN = frozenset(pack for packs in SCRIPT_PACKS.values() for pack in packs)
 #: below this OSD script confidence the script is not trusted
 MIN_SCRIPT_CONFIDENCE = 0.2
 
@@ -63,6 +66,11 @@ def parse_osd(out: str) -> tuple[int, str | None]:
 def pp_ocr_reads(lang: str) -> bool:
     """Whether PP-OCR can read a page tesseract read with `lang` ("kor", "eng+deu")."""
     return not any(code in NOT_FOR_PP_OCR for code in lang.split("+"))
+
+
+def latin(lang: str) -> bool:
+    """Whether `lang` ("eng", "deu+fra") reads only Latin-script pages."""
+    return not any(code in NOT_LATIN for code in lang.split("+"))
 
 
 def script_pack(script: str | None, candidates: tuple[str, ...]) -> str | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import math
 import os
 import shutil
 import statistics
@@ -35,7 +36,8 @@ from dataclasses import dataclass
 from PIL import Image
 
 from renamerd.engine.ocr import children
-from renamerd.engine.ocr.scripts import parse_osd, script_pack
+from renamerd.engine.ocr.lines import OcrLine, layout_text
+from renamerd.engine.ocr.scripts import latin, parse_osd, script_pack
 from renamerd.engine.readers.images import ocr_scale, reduce_grey, to_grey
 from renamerd.engine.readers.langid import guess_language
 from renamerd.engine.types import EngineConfig, EngineError, UnreadableDocument
@@ -295,7 +297,7 @@ class OcrSession:
              extra: list[str] | None = None) -> OcrReading:
         tsv = self._tesseract(source, [*(extra or []), "-l", lang, "tsv"])
         self.langs_used.append(lang)
-        text, conf, words, height = parse_tsv_full(tsv)
+        text, conf, words, height = parse_tsv_full(tsv, rows=latin(lang))
         return OcrReading(text, lang, conf, words, rotation, height)
 
     def _tesseract(self, source: _Source, args: list[str]) -> str:
@@ -327,9 +329,15 @@ def parse_tsv(tsv: str) -> tuple[str, float, int]:
     return text, mean, count
 
 
-def parse_tsv_full(tsv: str) -> tuple[str, float, int, float]:
-    """Tesseract TSV -> (text, mean word confidence, word count, median word height in px)."""
+def parse_tsv_full(tsv: str, rows: bool = False) -> tuple[str, float, int, float]:
+    """Tesseract TSV -> (text, mean word confidence, word count, median word height in px).
+
+    The text is in tesseract's order of blocks, or with `rows` laid out by the rows of the
+    page as PP-OCR's is (ocr/lines.py): a column of labels and the column of their values,
+    which tesseract reads as two blocks far apart ("Rechnungs-Nr." ... "RE-2024-0387"), then
+    share their lines ("Rechnungs-Nr. | RE-2024-0387")."""
     lines: list[str] = []
+    boxes: dict[tuple[str, ...], list[tuple[str, int, int, int, int, float]]] = {}
     current: list[str] = []
     key: tuple[str, ...] | None = None
     block: tuple[str, ...] | None = None
@@ -351,6 +359,8 @@ def parse_tsv_full(tsv: str) -> tuple[str, float, int, float]:
             conf = float(row.get("conf") or -1)
         except ValueError:
             conf = -1.0
+        if rows:
+            boxes.setdefault(line_key, []).append(_word_box(row, word, conf))
         if conf >= 0 and any(c.isalnum() for c in word):
             confs.append(conf)
             height = row.get("height") or ""
@@ -360,7 +370,28 @@ def parse_tsv_full(tsv: str) -> tuple[str, float, int, float]:
         lines.append(" ".join(current))
     mean = sum(confs) / len(confs) if confs else 0.0
     height = statistics.median(heights) if heights else 0.0
+    if rows:
+        return layout_text([_ocr_line(words) for words in boxes.values()]), mean, len(confs), height
     return "\n".join(lines), mean, len(confs), height
+
+
+def _word_box(row: dict[str, str], word: str, conf: float) -> tuple[str, int, int, int, int, float]:
+    """A TSV row's word and its box: (text, left, top, right, bottom, confidence 0-100)."""
+    left, top = int(row["left"]), int(row["top"])
+    return word, left, top, left + int(row["width"]), top + int(row["height"]), conf
+
+
+def _ocr_line(words: list[tuple[str, int, int, int, int, float]]) -> OcrLine:
+    """One of tesseract's lines as an OcrLine: its words' box, mean confidence and slope
+    (from its first word's bottom to its last one's, as a skewed page runs)."""
+    confs = [w[5] for w in words if w[5] >= 0]
+    first, last = words[0], words[-1]
+    angle = (math.degrees(math.atan2(last[4] - first[4], last[3] - first[1]))
+             if len(words) >= 3 else 0.0)
+    box = (min(w[1] for w in words), min(w[2] for w in words),
+           max(w[3] for w in words), max(w[4] for w in words))
+    return OcrLine(" ".join(w[0] for w in words), box,
+                   sum(confs) / len(confs) / 100 if confs else 0.0, angle)
 
 
 def _prepare(image: Image.Image) -> Image.Image:
