@@ -268,3 +268,25 @@ def test_labels_with_colons_and_no_values_near_are_left_alone() -> None:
     lines = ["Invoice number:", "Date of issue:", "Payment due on:", "Team ID", "Notes",
              "Thank you", "Summary", "509772997", "April 1, 2025", "April 15, 2025"]
     assert pair_label_columns(lines) == lines
+
+
+def test_an_ocr_rulings_empty_cell_and_a_numero_sign_do_not_stop_a_header_row() -> None:
+    # a scan: "N° de facture" is a label, and the table's ruling read as a cell of its own
+    got = pair_header_rows(["N° de facture | Date | Votre commande | | Date de prestation | Échéance",
+                            "FA-2023-0219 | 17/02/2023 | BC-7781 du 30/01/2023 | 09/02/2023 | "
+                            "19/03/2023"])
+    assert got[:2] == ["N° de facture: FA-2023-0219", "Date: 17/02/2023"]
+
+
+def test_a_table_of_several_rows_under_its_headings_is_no_header_row() -> None:
+    # the invoices a reminder lists: the first of them is not the reminder's number and date
+    rows = ["Rechnungs-Nr. | Rechnungsdatum | Fällig am | Betrag",
+            "RE-2026-0871 | 15.07.2026 | 14.08.2026 | 3.840,00 €",
+            "RE-2026-0902 | 29.07.2026 | 28.08.2026 | 1.296,00 €"]
+    assert pair_header_rows(rows) == rows
+
+
+def test_a_date_label_among_address_headings_keeps_both_rows() -> None:
+    rows = ["Invoice date / Tax point | Billing address | Delivery address",
+            "09 March 2021 | Mr Owen Prichard | Mr Owen Prichard"]
+    assert pair_header_rows(rows) == ["Invoice date: 09 March 2021", *rows]

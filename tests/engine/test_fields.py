@@ -88,6 +88,13 @@ def test_ocr_slips_in_dates() -> None:
     assert values("Date 06/01/18 12.17.26 PM")["date"] == "2018-01-06"  # a time, not a date
 
 
+def test_a_months_name_misread_by_one_letter_between_a_day_and_a_year() -> None:
+    assert values("Factuurdatum _ 5 januart! 2021")["date"] == "2021-01-05"
+    assert values("Datum: 3 septenber 2022")["date"] == "2022-09-03"
+    # (not a word one letter off no month's name, nor a word of four letters: "juli", "juni")
+    assert "date" not in values("Bestellung 5 juniors 2021")
+
+
 def test_implausible_dates_are_ignored() -> None:
     assert "date" not in values("Date: 31/02/2024\nRef 1899-01-01")
     assert values("Date: 31/02/2024\nInvoice date: 28/02/2024")["date"] == "2024-02-28"

@@ -19,7 +19,7 @@ from renamerd.engine.lexicon import LANGUAGES, alternation, fold, load
 MIN_PAIRS = 3
 #: a label: one to four words of letters, a word hyphened ("Kunden-Nr.", "Invoice #",
 #: "Amount Due (JMD)" too), no digit, no colon with a value after it
-_LABEL_PART = r"[^\W\d_][^\W\d_.'’ºª°/-]*(?:-[^\W\d_][^\W\d_.'’ºª°/-]*)?\.?"
+_LABEL_PART = r"[^\W\d_][^\W\d_.'’ºª°/-]*(?:-[^\W\d_][^\W\d_.'’ºª°/-]*)?\.?[°º]?"
 _LABEL = re.compile(
     rf"{_LABEL_PART}(?: {_LABEL_PART}){{0,3}}(?: ?[#№])?"
     r"(?: \([^\W\d_]{1,5}\))? ?:?")
@@ -117,9 +117,12 @@ def pair_header_rows(lines: list[str]) -> list[str]:
     i, n = 0, len(lines)
     while i < n:
         if i + 1 < n and _CELL in lines[i] and _CELL in lines[i + 1]:
-            heads, cells = lines[i].split(_CELL), lines[i + 1].split(_CELL)
+            # (OCR reads a table's ruling as a cell of its own: "Votre commande | | Date")
+            heads = [h.strip(" |") for h in lines[i].split(_CELL) if h.strip(" |")]
+            cells = [c.strip(" |") for c in lines[i + 1].split(_CELL) if c.strip(" |")]
+            table = _another_row(lines, i + 2, cells)
             if (len(heads) == len(cells) and all(map(_is_label, heads))
-                    and sum(map(_known_label, heads)) >= 2
+                    and sum(map(_known_label, heads)) >= 2 and not table
                     and all(len(c) <= _MAX_VALUE for c in cells) and any(map(_is_value, cells))):
                 out.extend(f"{h.rstrip(' :')}: {c}" for h, c in zip(heads, cells, strict=True))
                 i += 2
@@ -127,7 +130,8 @@ def pair_header_rows(lines: list[str]) -> list[str]:
             # (a date's or a number's label among the headings of address blocks: "Invoice
             # date / Tax point | Billing address | Delivery address" over "09 March 2021 |
             # Mr Owen Prichard | ...": its pair, then both rows as they are)
-            out.extend(_known_cells(heads, cells))
+            if not table:
+                out.extend(_known_cells(heads, cells))
         if i + 1 < n and (paired := _pair_spaced_row(lines[i], lines[i + 1])):
             out.extend(paired)
             i += 2
@@ -164,6 +168,16 @@ def pair_header_rows(lines: list[str]) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+def _another_row(lines: list[str], at: int, cells: list[str]) -> bool:
+    """The line at `at` is a second row of values like `cells`, as many cells, its first one
+    holding a digit: the rows of a table (the invoices a reminder lists), not a heading's one
+    row of values."""
+    if at >= len(lines) or _CELL not in lines[at]:
+        return False
+    row = [c.strip(" |") for c in lines[at].split(_CELL) if c.strip(" |")]
+    return len(row) == len(cells) and any(map(str.isdigit, row[0]))
 
 
 def _known_cells(heads: list[str], cells: list[str]) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from renamerd.engine.fields.date_labels import month_table
+
 #: "o" for a 0 at a number's start or end ("o7/01/18", "2o18")
 _OCR_O = re.compile(r"(?<![^\W\d_])o(?=\d)|(?<=\d)o(?![^\W\d_])")
 #: "i" or "l" for a 1 at a number's start or end ("i0 mar 2018", "20i8")
@@ -38,9 +40,15 @@ _OCR_TOKEN_HINT = re.compile(r"([./-])[0-9oilsbz|]{1,2}\1")
 _O_BESIDE_DIGIT = re.compile(r"o(?:\d|(?<=\do))")  # (starts with "o": fast)
 
 
+#: a day, a word where a month's name should be (OCR may add a speck: "januart!") and a year
+_DAY_WORD_YEAR = re.compile(r"(?<![\w.])\d{1,2}\.? ([a-z]{5,10})([!|]?) (?:19|20)\d{2}(?!\d)")
+
+
 def with_ocr_digits(folded: str) -> str:
-    """`folded` with the letters OCR reads for digits inside dates put right (same length)."""
-    text = folded
+    """`folded` with the letters OCR reads for digits inside dates put right, and a month's
+    name it misread by one letter between a day and a year ("5 januart! 2021"; same length)."""
+    text = _DAY_WORD_YEAR.sub(_misread_month, folded) if " 1" in folded or " 2" in folded \
+        else folded
     if _O_BESIDE_DIGIT.search(text):
         text = _OCR_O.sub("0", text)  # "o7/01/18", "2O18"
     if _I_BESIDE_DIGIT.search(text):
@@ -78,6 +86,22 @@ def ocr_date_tokens(folded: str) -> str:
     if not _OCR_TOKEN_HINT.search(folded):
         return folded  # no two like separators around one or two characters: no token
     return _OCR_TOKEN.sub(fix, folded)
+
+
+def _misread_month(m: re.Match[str]) -> str:
+    """The match with its word put right when it is one letter off the names of one month,
+    of the same length ("januart" -> "januari"), a speck after it blanked."""
+    word = m.group(1)
+    table = month_table()
+    if word in table:
+        return m.group(0)
+    near = sorted(name for name in table if len(name) == len(word)
+                  and sum(a != b for a, b in zip(name, word, strict=True)) == 1)
+    if not near or len({table[name] for name in near}) != 1:
+        return m.group(0)  # (no month, or two: "janvier" and "juillet" are both far)
+    start, end = m.start(1) - m.start(), m.end(2) - m.start()
+    whole = m.group(0)
+    return whole[:start] + near[0] + " " * len(m.group(2)) + whole[end:]
 
 
 def _dot_for_colon(m: re.Match[str]) -> str:
