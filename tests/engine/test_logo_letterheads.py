@@ -5,8 +5,7 @@ be taken for them."""
 
 from __future__ import annotations
 
-from tests.engine.docmaker import make_pdf_pages
-
+from engine.docmaker import make_pdf_pages
 from renamerd.engine import rename
 from renamerd.engine.fields import extract
 from renamerd.engine.types import RenameOptions
