@@ -1672,3 +1672,14 @@ def test_a_brazilian_service_notes_issue_label_wrapped_over_two_lines() -> None:
             "PRESTADOR DE SERVIÇOS\nTecnovia Soluções em Automação Ltda.\n"
             "Valor Total da Nota R$ 18.400,00")
     assert extract([text]).values["date"] == "2026-07-16"
+
+
+def test_a_two_column_header_with_a_speck_after_the_customers_label() -> None:
+    # a scan: "Dodavatel: Odběratel:" over the two parties, OCR read a speck as "="
+    text = ("Faktura - daňový doklad č. 2019000347\nDodavatel: Odběratel: =\n"
+            "Šťastný a syn s.r.o. Společenství vlastníků Žabovřeská 17\n"
+            "tesařství - pokrývačství - klempířství Žabovřeská 1047/17\n"
+            "Křenová 412/58 616 00 Brno\n602 00 Brno\nIČO: 29184512\n"
+            "IČO: 25412345 | DIČ: CZ25412345\nDatum vystavení: 11.6.2019\n"
+            "Celkem k úhradě 18 392,00 Kč")
+    assert extract([text]).values["issuer"] == "Šťastný a syn s.r.o."

@@ -303,10 +303,17 @@ def mail_header(text: str) -> bool:
 
 
 def label_only(text: str) -> bool:
-    """A short label waiting for its value ("Notes :", "Bank details:"): no name."""
+    """A short label waiting for its value ("Notes :", "Bank details:", and with a speck OCR
+    read after it, "Odběratel: ="): no name."""
     stripped = text.rstrip()
+    if stripped[-1:] in _SPECKS and stripped[:-1].rstrip().endswith((":", "：")):
+        stripped = stripped[:-1].rstrip()
     return (stripped.endswith((":", "：")) and len(stripped.split()) <= 3
             and legal_suffix(stripped) is None)
+
+
+#: marks OCR reads from a speck or a ruling after a label's colon
+_SPECKS = frozenset("=~-_|.,'`")
 
 
 def colon_below(doc: Doc, line: Line) -> bool:
