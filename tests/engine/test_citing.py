@@ -290,3 +290,23 @@ def test_an_italian_credit_notes_own_number_label() -> None:
     got = values(text)
     assert got["invoice_number"] == "NC-IT-2026-000318"
     assert got["date"] == "2026-02-11"
+
+
+def test_a_letters_subject_names_its_type() -> None:
+    # a scanned reminder: its subject says what it is; the table below lists the invoices
+    text = ("FERRAMENTA NICOLÒ\ndi Bruno Nicolò & C. s.n.c. — Utensileria - Ferramenta\n"
+            "Corso Giulio Cesare, 186 — 10155 Torino\nSpett.le\nEdil Moncalieri s.r.l.\n"
+            "Strada Genova, 211\n10024 Moncalieri (TO)\nTorino, 4 luglio 2024\n"
+            "Oggetto: Sollecito di pagamento — Cod. cliente 00418\n"
+            "Gentili Signori, dai nostri controlli risultano non ancora saldate le fatture:\n"
+            "Fattura n. Data fattura Scadenza\n1093 15/04/2024 31/05/2024 1.240,00\n"
+            "Distinti saluti.")
+    assert values(text)["document_type"] == "reminder"
+
+
+def test_a_credit_note_regarding_an_invoice_without_a_colon() -> None:
+    # ("Avser faktura 30644": the credit note is about that invoice, its title is its type)
+    text = ("Lindqvist & Söner KREDITFAKTURA\nAvser faktura 30644 (2024-11-18)\n"
+            "Beloppet kvittas mot nästa faktura eller betalas ut till ert konto inom 10 dagar "
+            "efter begäran.")
+    assert values(text)["document_type"] == "credit_note"

@@ -45,9 +45,10 @@ _OWN_NUMBER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_][\w/.-]*\d[\w/.-
 #: a letter's subject label before a type word ("Betreft: factuur 2026-0118", "Bezug:
 #: Rechnung RE-2026-1143", "Objet : Relance – facture n° ..."): with a number after the type
 #: word, the subject is the document the letter is about
-_SUBJECT_BEFORE = re.compile(r"^(?:betreft|betreff|bezug|objet|oggetto|asunto|assunto|dotyczy"
+_SUBJECT_BEFORE = re.compile(r"^(?:(?:betreft|betreff|bezug|objet|oggetto|asunto|assunto|dotyczy"
                              r"|angaende|vedr\.?|vedrorende|koskee|vec|konu|re|subject"
-                             r"|onderwerp)\s*:\s*$")
+                             r"|onderwerp)\s*:|(?:avser|galler|angaende|vedrorende|koskien"
+                             r"|bezuglich|betreffend|concernant|regarding|concerning)) *$")
 #: a document's number right after its type word ("factuur 2026-0118", "Rechnung Nr. 5")
 _NUMBER_AFTER = re.compile(r"\s+(?:(?:nr|no|n[°º])\.?\s*)?[^\W_]{0,4}[-/]?\d")
 #: an elided word before a heading's keyword: a verb's infinitive, not a title ("d'avoir")
@@ -360,6 +361,9 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
         weight *= 0.25  # another document's number or date ("Presupuesto: P-2025-398")
     elif _AMOUNT_COLUMN.match(text, m.end()):
         weight *= 0.25
+    elif ":" in text[:m.start()] and _SUBJECT_BEFORE.match(text[:m.start()]):
+        weight = max(weight, TITLE_WEIGHT)  # a letter's subject names what it is ("Oggetto:
+        # Sollecito di pagamento"), unless a number follows (the paper it is about, above)
     return weight
 
 
