@@ -117,9 +117,7 @@ def pair_header_rows(lines: list[str]) -> list[str]:
     i, n = 0, len(lines)
     while i < n:
         if i + 1 < n and _CELL in lines[i] and _CELL in lines[i + 1]:
-            # (OCR reads a table's ruling as a cell of its own: "Votre commande | | Date")
-            heads = [h.strip(" |") for h in lines[i].split(_CELL) if h.strip(" |")]
-            cells = [c.strip(" |") for c in lines[i + 1].split(_CELL) if c.strip(" |")]
+            heads, cells = _row_cells(lines[i]), _row_cells(lines[i + 1])
             table = _another_row(lines, i + 2, cells)
             if (len(heads) == len(cells) and all(map(_is_label, heads))
                     and sum(map(_known_label, heads)) >= 2 and not table
@@ -176,22 +174,26 @@ def _another_row(lines: list[str], at: int, cells: list[str]) -> bool:
     row of values."""
     if at >= len(lines) or _CELL not in lines[at]:
         return False
-    row = [c.strip(" |") for c in lines[at].split(_CELL) if c.strip(" |")]
+    row = _row_cells(lines[at])
     return len(row) == len(cells) and any(map(str.isdigit, row[0]))
+
+
+def _row_cells(row: str) -> list[str]:
+    """The cells of a row joined by " | ", without the empty ones OCR makes of a table's
+    ruling ("Votre commande | | Date")."""
+    return [cell.strip(" |") for cell in row.split(_CELL) if cell.strip(" |")]
 
 
 def _known_cells(heads: list[str], cells: list[str]) -> list[str]:
     """The "label: value" lines of the cells of a row of headings (`heads`) that are a date's
     or a number's label, "Invoice date / Tax point" by its first label, over a value that
     fits it in the row below (`cells`, as many); [] unless every heading is a label."""
-    if len(heads) != len(cells) or not all(_is_label(h.split(" / ", 1)[0]) for h in heads):
+    labels = [head.split(" / ", 1)[0] for head in heads]
+    if len(labels) != len(cells) or not all(map(_is_label, labels)):
         return []
-    pairs = []
-    for head, cell in zip(heads, cells, strict=True):
-        label = head.split(" / ", 1)[0].rstrip(" :")
-        if _known_label(label) and len(cell) <= _MAX_VALUE and _fits(fold(label), cell):
-            pairs.append(f"{label}: {cell}")
-    return pairs
+    pairs = [(label.rstrip(" :"), cell) for label, cell in zip(labels, cells, strict=True)]
+    return [f"{label}: {cell}" for label, cell in pairs
+            if _known_label(label) and len(cell) <= _MAX_VALUE and _fits(fold(label), cell)]
 
 
 #: the row of values under an Italian e-invoice's "Tipologia documento ... Numero documento

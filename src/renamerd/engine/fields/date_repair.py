@@ -47,6 +47,7 @@ _DAY_WORD_YEAR = re.compile(r"(?<![\w.])\d{1,2}\.? ([a-z]{5,10})([!|]?) (?:19|20
 def with_ocr_digits(folded: str) -> str:
     """`folded` with the letters OCR reads for digits inside dates put right, and a month's
     name it misread by one letter between a day and a year ("5 januart! 2021"; same length)."""
+    # (the quick test: a year's blank and first digit)
     text = _DAY_WORD_YEAR.sub(_misread_month, folded) if " 1" in folded or " 2" in folded \
         else folded
     if _O_BESIDE_DIGIT.search(text):

@@ -353,15 +353,16 @@ def _keyword_weight(m: re.Match[str], text: str, heading: bool, page: int) -> fl
     own_title = heading and m.start() == 0 and _OWN_NUMBER.fullmatch(text, m.end()) is not None
     if own_title:
         return weight
+    subject = _SUBJECT_BEFORE.match(text, 0, m.start())
     if (_REFERENCE.match(text, m.end()) or _REFERENCE_BEFORE.search(text, 0, m.start())
             or _LABELLED_NUMBER.match(text, m.end())
             or (_NEXT_CELL_NUMBER.match(text, m.end())
                 and _ORIGINAL_BEFORE.search(text, 0, m.start()))
-            or (_SUBJECT_BEFORE.match(text[:m.start()]) and _NUMBER_AFTER.match(text, m.end()))):
+            or (subject and _NUMBER_AFTER.match(text, m.end()))):
         weight *= 0.25  # another document's number or date ("Presupuesto: P-2025-398")
     elif _AMOUNT_COLUMN.match(text, m.end()):
         weight *= 0.25
-    elif ":" in text[:m.start()] and _SUBJECT_BEFORE.match(text[:m.start()]):
+    elif subject and ":" in subject.group(0):
         weight = max(weight, TITLE_WEIGHT)  # a letter's subject names what it is ("Oggetto:
         # Sollecito di pagamento"), unless a number follows (the paper it is about, above)
     return weight

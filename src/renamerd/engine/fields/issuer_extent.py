@@ -104,8 +104,6 @@ def name_extent(ctx: Page, line: Line, text: str, suffix: re.Match[str] | None,
     return text, suffix
 
 
-
-
 #: "of" in the Romance languages, which opens no name after a sentence's word ("une marque de
 #: Siel Telecom SAS", "un marchio di ...")
 _OF_AFTER_SENTENCE = frozenset({"de", "di", "du", "da", "des", "del", "della"})

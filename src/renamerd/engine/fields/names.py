@@ -301,8 +301,8 @@ def _rights_reserved() -> re.Pattern[str]:
 
 #: lower-case words that belong inside company names ("Banco de Sabadell", "Smit & de Vries")
 NAME_PARTICLES = frozenset({"de", "van", "der", "den", "la", "le", "les", "di", "du", "del",
-                             "della", "des", "do", "da", "dos", "das", "y", "e", "et", "und",
-                             "and", "of", "the", "for", "für", "i", "og", "och", "ve", "a", "&"})
+                            "della", "des", "do", "da", "dos", "das", "y", "e", "et", "und",
+                            "and", "of", "the", "for", "für", "i", "og", "och", "ve", "a", "&"})
 
 
 #: the end of a sentence before a name, where a footer's line starts with it ("Verkäufer der

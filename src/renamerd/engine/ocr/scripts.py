@@ -65,12 +65,16 @@ def parse_osd(out: str) -> tuple[int, str | None]:
 
 def pp_ocr_reads(lang: str) -> bool:
     """Whether PP-OCR can read a page tesseract read with `lang` ("kor", "eng+deu")."""
-    return not any(code in NOT_FOR_PP_OCR for code in lang.split("+"))
+    return _none_of(lang, NOT_FOR_PP_OCR)
 
 
 def latin(lang: str) -> bool:
     """Whether `lang` ("eng", "deu+fra") reads only Latin-script pages."""
-    return not any(code in NOT_LATIN for code in lang.split("+"))
+    return _none_of(lang, NOT_LATIN)
+
+
+def _none_of(lang: str, packs: frozenset[str]) -> bool:
+    return not any(code in packs for code in lang.split("+"))
 
 
 def script_pack(script: str | None, candidates: tuple[str, ...]) -> str | None:

@@ -32,6 +32,7 @@ import statistics
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from PIL import Image
 
@@ -336,61 +337,69 @@ def parse_tsv_full(tsv: str, rows: bool = False) -> tuple[str, float, int, float
     page as PP-OCR's is (ocr/lines.py): a column of labels and the column of their values,
     which tesseract reads as two blocks far apart ("Rechnungs-Nr." ... "RE-2024-0387"), then
     share their lines ("Rechnungs-Nr. | RE-2024-0387")."""
-    lines: list[str] = []
-    boxes: dict[tuple[str, ...], list[tuple[str, int, int, int, int, float]]] = {}
-    current: list[str] = []
-    key: tuple[str, ...] | None = None
-    block: tuple[str, ...] | None = None
+    lines: dict[tuple[str, ...], list[_Word]] = {}  # (page, block, paragraph, line) -> words
     confs: list[float] = []
     heights: list[float] = []
     for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
-        word = (row.get("text") or "").strip()
-        if row.get("level") != "5" or not word:
+        text = (row.get("text") or "").strip()
+        if row.get("level") != "5" or not text:
             continue
-        line_key = (row["page_num"], row["block_num"], row["par_num"], row["line_num"])
-        if line_key != key:
-            if current:
-                lines.append(" ".join(current))
-            if block is not None and line_key[:3] != block:
-                lines.append("")
-            current, key, block = [], line_key, line_key[:3]
-        current.append(word)
+        word = _Word.of(row, text)
+        lines.setdefault((row["page_num"], row["block_num"], row["par_num"], row["line_num"]),
+                         []).append(word)
+        if word.conf >= 0 and any(c.isalnum() for c in text):
+            confs.append(word.conf)
+            if word.conf >= 50:
+                heights.append(float(word.bottom - word.top))
+    mean = sum(confs) / len(confs) if confs else 0.0
+    height = statistics.median(heights) if heights else 0.0
+    if rows:
+        return layout_text([_ocr_line(words) for words in lines.values()]), mean, len(confs), height
+    return _in_blocks(lines), mean, len(confs), height
+
+
+class _Word(NamedTuple):
+    """A word of a TSV and its box in pixels; `conf` 0-100, -1 when tesseract gives none."""
+
+    text: str
+    left: int
+    top: int
+    right: int
+    bottom: int
+    conf: float
+
+    @classmethod
+    def of(cls, row: dict[str, str], text: str) -> _Word:
         try:
             conf = float(row.get("conf") or -1)
         except ValueError:
             conf = -1.0
-        if rows:
-            boxes.setdefault(line_key, []).append(_word_box(row, word, conf))
-        if conf >= 0 and any(c.isalnum() for c in word):
-            confs.append(conf)
-            height = row.get("height") or ""
-            if conf >= 50 and height.isdigit():
-                heights.append(float(height))
-    if current:
-        lines.append(" ".join(current))
-    mean = sum(confs) / len(confs) if confs else 0.0
-    height = statistics.median(heights) if heights else 0.0
-    if rows:
-        return layout_text([_ocr_line(words) for words in boxes.values()]), mean, len(confs), height
-    return "\n".join(lines), mean, len(confs), height
+        left, top = int(row["left"]), int(row["top"])
+        return cls(text, left, top, left + int(row["width"]), top + int(row["height"]), conf)
 
 
-def _word_box(row: dict[str, str], word: str, conf: float) -> tuple[str, int, int, int, int, float]:
-    """A TSV row's word and its box: (text, left, top, right, bottom, confidence 0-100)."""
-    left, top = int(row["left"]), int(row["top"])
-    return word, left, top, left + int(row["width"]), top + int(row["height"]), conf
+def _in_blocks(lines: dict[tuple[str, ...], list[_Word]]) -> str:
+    """Tesseract's lines in its own order, a blank line between its blocks (paragraphs)."""
+    out: list[str] = []
+    previous: tuple[str, ...] | None = None
+    for key, words in lines.items():
+        if previous is not None and key[:3] != previous[:3]:
+            out.append("")
+        out.append(" ".join(w.text for w in words))
+        previous = key
+    return "\n".join(out)
 
 
-def _ocr_line(words: list[tuple[str, int, int, int, int, float]]) -> OcrLine:
+def _ocr_line(words: list[_Word]) -> OcrLine:
     """One of tesseract's lines as an OcrLine: its words' box, mean confidence and slope
     (from its first word's bottom to its last one's, as a skewed page runs)."""
-    confs = [w[5] for w in words if w[5] >= 0]
+    confs = [w.conf for w in words if w.conf >= 0]
     first, last = words[0], words[-1]
-    angle = (math.degrees(math.atan2(last[4] - first[4], last[3] - first[1]))
+    angle = (math.degrees(math.atan2(last.bottom - first.bottom, last.right - first.left))
              if len(words) >= 3 else 0.0)
-    box = (min(w[1] for w in words), min(w[2] for w in words),
-           max(w[3] for w in words), max(w[4] for w in words))
-    return OcrLine(" ".join(w[0] for w in words), box,
+    box = (min(w.left for w in words), min(w.top for w in words),
+           max(w.right for w in words), max(w.bottom for w in words))
+    return OcrLine(" ".join(w.text for w in words), box,
                    sum(confs) / len(confs) / 100 if confs else 0.0, angle)
 
 
